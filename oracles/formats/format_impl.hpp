@@ -1,0 +1,20 @@
+// Shared by the per-family format files: declarations of every format_<sym>() (from
+// formats.inc) and the error helper. Not included outside oracles/formats.
+#pragma once
+#include <cstdio>
+#include <string>
+
+#include "oracles/formats/format.hpp"
+
+namespace qgate::formats {
+#define QGATE_FORMAT(sym, ggml, family) const FormatInfo& format_##sym();
+#include "oracles/formats/formats.inc"
+#undef QGATE_FORMAT
+
+inline DecodeError non_finite(const char* fmt, const char* field, unsigned bits) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s: non-finite scale %s (bits 0x%0*X)", fmt, field,
+                bits > 0xFFFF ? 8 : (bits > 0xFF ? 4 : 2), bits);
+  return {buf};
+}
+}  // namespace qgate::formats
