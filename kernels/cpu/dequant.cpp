@@ -1,0 +1,44 @@
+// CPU dequantization kernels: block -> f32 (one fused multiply-add, one rounding),
+// f16 / bf16 (exact in double, then one rounding), for every block format.
+#include "kernels/cpu/dequant.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include "kernels/cpu/convert.hpp"
+#include "kernels/cpu/instantiate.hpp"
+
+namespace qgate::cpu {
+
+template <class U, OutType O>
+const char* dequant(const uint8_t* w, int64_t n, int64_t k, void* out) {
+  if (k % U::elems) return "k is not a multiple of the block size";
+  const int64_t nblocks = n * (k / U::elems);
+  Unpacked u;
+  for (int64_t b = 0; b < nblocks; ++b) {
+    U::run(w + b * U::bytes, u);
+    for (int i = 0; i < U::elems; ++i) {
+      const int j = i / U::sub;
+      const int64_t o = b * U::elems + i;
+      if constexpr (O == OutType::f32) {
+        const float v = U::is_float ? u.d[0] * u.f[i] : std::fma(u.d[j], static_cast<float>(u.q[i]), -u.m[j]);
+        std::memcpy(static_cast<uint8_t*>(out) + 4 * o, &v, 4);
+      } else {
+        const double v = U::is_float ? static_cast<double>(u.d[0]) * u.f[i]
+                                     : static_cast<double>(u.d[j]) * u.q[i] - static_cast<double>(u.m[j]);
+        const uint16_t h = O == OutType::f16 ? d2h(v) : d2bf(v);
+        std::memcpy(static_cast<uint8_t*>(out) + 2 * o, &h, 2);
+      }
+    }
+  }
+  return nullptr;
+}
+
+#define QGATE_INST(U)                                  \
+  template const char* dequant<U, OutType::f32>(const uint8_t*, int64_t, int64_t, void*); \
+  template const char* dequant<U, OutType::f16>(const uint8_t*, int64_t, int64_t, void*); \
+  template const char* dequant<U, OutType::bf16>(const uint8_t*, int64_t, int64_t, void*);
+QGATE_FOR_EACH_UNPACKER(QGATE_INST)
+#undef QGATE_INST
+
+}  // namespace qgate::cpu

@@ -1,0 +1,6 @@
+// Every unpacker, for explicit template instantiation in the generic kernel files.
+#pragma once
+#define QGATE_FOR_EACH_UNPACKER(X)                                                           \
+  X(Unpack_q4_0) X(Unpack_q4_1) X(Unpack_q5_0) X(Unpack_q5_1) X(Unpack_q8_0) X(Unpack_q8_1) \
+  X(Unpack_q8_K) X(Unpack_q2_K) X(Unpack_q3_K) X(Unpack_q4_K) X(Unpack_q5_K) X(Unpack_q6_K) \
+  X(Unpack_mxfp4) X(Unpack_fp8_e4m3) X(Unpack_fp8_e5m2)

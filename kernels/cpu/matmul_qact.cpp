@@ -1,0 +1,131 @@
+// CPU mat-vec with quantized activations, the way GGUF CPU and GPU dot products run:
+// quantize each activation row (q8_1 per 32, q8_K per 256, or e4m3 per token), then per
+// weight block an exact integer dot per sub-block, scaled in f32:
+//   inner = sum_j (d_w[j] * isum_j - m_w[j] * qsum_j);  acc += d_x * inner
+// Declared depth: blocks + 2 * sub-blocks + 3 (the per-block chain plus the outer sum).
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/cpu/convert.hpp"
+#include "kernels/cpu/dequant.hpp"
+#include "kernels/cpu/instantiate.hpp"
+
+namespace qgate::cpu {
+namespace {
+
+struct QRow {  // one quantized activation row
+  std::vector<int8_t> q;
+  std::vector<float> d;   // per activation block (q8_1 / q8_K), or one per row (fp8)
+  std::vector<float> f;   // fp8: decoded e4m3 values
+};
+
+void quantize_q8_1(const float* x, int64_t k, QRow& r) {
+  r.q.resize(static_cast<size_t>(k));
+  r.d.resize(static_cast<size_t>(k / 32));
+  for (int64_t b = 0; b < k / 32; ++b) {
+    float amax = 0;
+    for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(x[b * 32 + i]));
+    const float d = amax / 127.0f;
+    const float id = d != 0 ? 1.0f / d : 0.0f;
+    for (int i = 0; i < 32; ++i) r.q[b * 32 + i] = static_cast<int8_t>(std::round(x[b * 32 + i] * id));
+    r.d[b] = h2f(d2h(d));  // the block stores d as fp16
+  }
+}
+
+void quantize_q8_K(const float* x, int64_t k, QRow& r) {
+  r.q.resize(static_cast<size_t>(k));
+  r.d.resize(static_cast<size_t>(k / 256));
+  for (int64_t b = 0; b < k / 256; ++b) {
+    const float* xb = x + b * 256;
+    float amax = 0, max = 0;
+    for (int i = 0; i < 256; ++i)
+      if (std::fabs(xb[i]) > amax) { amax = std::fabs(xb[i]); max = xb[i]; }
+    if (amax == 0) {
+      r.d[b] = 0;
+      std::memset(r.q.data() + b * 256, 0, 256);
+      continue;
+    }
+    const float iscale = -127.0f / max;
+    for (int i = 0; i < 256; ++i)
+      r.q[b * 256 + i] = static_cast<int8_t>(std::min(127L, std::lrint(iscale * xb[i])));
+    r.d[b] = 1.0f / iscale;
+  }
+}
+
+void quantize_fp8_token(const float* x, int64_t k, QRow& r) {
+  r.f.resize(static_cast<size_t>(k));
+  float amax = 0;
+  for (int64_t i = 0; i < k; ++i) amax = std::max(amax, std::fabs(x[i]));
+  const float scale = amax / 448.0f;
+  const float inv = scale != 0 ? 1.0f / scale : 0.0f;
+  for (int64_t i = 0; i < k; ++i) r.f[i] = e4m3_to_f(f_to_e4m3(x[i] * inv));
+  r.d.assign(1, scale);
+}
+
+}  // namespace
+
+template <class U, ActQuant A>
+const char* matvec_qact(const uint8_t* w, int64_t n, int64_t k, const float* x, int64_t m, void* y) {
+  constexpr int ablock = A == ActQuant::q8_K ? 256 : A == ActQuant::q8_1 ? 32 : U::elems;
+  static_assert(U::is_float == (A == ActQuant::fp8_e4m3_token), "fp8 weights pair with fp8 activations");
+  static_assert(ablock == U::elems, "activation blocks must align with weight blocks");
+  if (k % U::elems) return "k is not a multiple of the block size";
+  const int64_t nb = k / U::elems, row_bytes = nb * U::bytes;
+  std::vector<QRow> xs(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i) {
+    if constexpr (A == ActQuant::q8_1) quantize_q8_1(x + i * k, k, xs[i]);
+    else if constexpr (A == ActQuant::q8_K) quantize_q8_K(x + i * k, k, xs[i]);
+    else quantize_fp8_token(x + i * k, k, xs[i]);
+  }
+  float* out = static_cast<float*>(y);
+  Unpacked u;
+  std::vector<float> acc(static_cast<size_t>(m));
+  for (int64_t r = 0; r < n; ++r) {
+    std::fill(acc.begin(), acc.end(), 0.0f);
+    for (int64_t b = 0; b < nb; ++b) {
+      U::run(w + r * row_bytes + b * U::bytes, u);
+      for (int64_t i = 0; i < m; ++i) {
+        if constexpr (U::is_float) {
+          const float* xf = xs[i].f.data() + b * U::elems;
+          float inner = 0;
+          for (int e = 0; e < U::elems; ++e) inner += u.f[e] * xf[e];  // e4m3 x fp8 products are exact in f32
+          acc[i] += (u.d[0] * xs[i].d[0]) * inner;
+        } else {
+          const int8_t* xq = xs[i].q.data() + b * U::elems;
+          float inner = 0;
+          for (int j = 0; j < U::nsub; ++j) {
+            int32_t isum = 0, qsum = 0;
+            for (int e = j * U::sub; e < (j + 1) * U::sub; ++e) {
+              isum += static_cast<int32_t>(u.q[e]) * xq[e];
+              qsum += xq[e];
+            }
+            inner += u.d[j] * static_cast<float>(isum) - u.m[j] * static_cast<float>(qsum);
+          }
+          acc[i] += xs[i].d[b] * inner;
+        }
+      }
+    }
+    for (int64_t i = 0; i < m; ++i) out[i * n + r] = acc[i];
+  }
+  return nullptr;
+}
+
+#define QGATE_INST_Q(U, A) \
+  template const char* matvec_qact<U, A>(const uint8_t*, int64_t, int64_t, const float*, int64_t, void*);
+QGATE_INST_Q(Unpack_q4_0, ActQuant::q8_1)
+QGATE_INST_Q(Unpack_q4_1, ActQuant::q8_1)
+QGATE_INST_Q(Unpack_q5_0, ActQuant::q8_1)
+QGATE_INST_Q(Unpack_q5_1, ActQuant::q8_1)
+QGATE_INST_Q(Unpack_q8_0, ActQuant::q8_1)
+QGATE_INST_Q(Unpack_mxfp4, ActQuant::q8_1)
+QGATE_INST_Q(Unpack_q2_K, ActQuant::q8_K)
+QGATE_INST_Q(Unpack_q3_K, ActQuant::q8_K)
+QGATE_INST_Q(Unpack_q4_K, ActQuant::q8_K)
+QGATE_INST_Q(Unpack_q5_K, ActQuant::q8_K)
+QGATE_INST_Q(Unpack_q6_K, ActQuant::q8_K)
+QGATE_INST_Q(Unpack_fp8_e4m3, ActQuant::fp8_e4m3_token)
+QGATE_INST_Q(Unpack_fp8_e5m2, ActQuant::fp8_e4m3_token)
+#undef QGATE_INST_Q
+
+}  // namespace qgate::cpu

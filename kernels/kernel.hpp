@@ -1,0 +1,50 @@
+// A production kernel as qgate sees it: one point in format x op x backend, with the
+// precision it declares (the oracle computes exactly that math) and its tile (the
+// generators derive ragged shapes from it). Every kernel is registered once, in the
+// backend's kernels.inc; tests, listings, benchmarks and the mutant matrix iterate it.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "oracles/formats/format.hpp"
+#include "oracles/ops/precision.hpp"
+
+namespace qgate {
+
+enum class Op : int { dequant, matmul };
+enum class BackendId : int { cpu, vulkan, cuda, hip, count };
+
+std::string_view op_name(Op o);
+std::string_view backend_name(BackendId b);
+
+struct Tile {
+  int m = 1, n = 1, k = 1;  // output rows per tile (activations), weight rows per tile, k step
+};
+
+// CPU entry points take host pointers. A non-null return is an error message (the kernel
+// refused its input); it must then leave the output untouched.
+using DequantFn = const char* (*)(const uint8_t* w, int64_t n, int64_t k, void* out);
+using MatmulFn = const char* (*)(const uint8_t* w, int64_t n, int64_t k, const float* x, int64_t m, void* y);
+// Why this kernel cannot take this tensor (nullptr = it can): e.g. act-order g_idx.
+using AcceptsFn = const char* (*)(const QTensor& w);
+
+struct KernelInfo {
+  std::string name;
+  Op op;
+  BackendId backend;
+  FormatId format;
+  Precision prec;
+  Tile tile;
+  int max_m = 0;  // matmul: largest M it is meant for (0 = any); decode kernels say 8
+  bool deterministic = true;
+  DequantFn dequant = nullptr;
+  MatmulFn matmul = nullptr;
+  AcceptsFn accepts = nullptr;
+};
+
+std::span<const KernelInfo> all_kernels();
+const KernelInfo* find_kernel(std::string_view name);
+
+}  // namespace qgate

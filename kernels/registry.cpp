@@ -1,0 +1,99 @@
+// Builds the kernel list from each backend's kernels.inc.
+#include <vector>
+
+#include "kernels/cpu/dequant.hpp"
+#include "kernels/cpu/gptq.hpp"
+#include "kernels/kernel.hpp"
+
+namespace qgate {
+namespace {
+
+template <int64_t Div, int64_t Add>
+int64_t depth_lin(int64_t k) { return k / Div + Add; }
+
+template <class U, ActQuant A>
+void add_block_format(std::vector<KernelInfo>& v, FormatId f) {
+  const std::string fmt(format_info(f).name);
+  const Tile blk{1, 1, U::elems};
+  for (OutType o : {OutType::f32, OutType::f16, OutType::bf16}) {
+    KernelInfo d{"dequant_" + fmt + "_" + std::string(out_name(o)) + "_cpu", Op::dequant, BackendId::cpu, f,
+                 Precision{ActQuant::none, 23, nullptr, o}, blk};
+    d.dequant = o == OutType::f32 ? cpu::dequant<U, OutType::f32>
+              : o == OutType::f16 ? cpu::dequant<U, OutType::f16> : cpu::dequant<U, OutType::bf16>;
+    v.push_back(d);
+  }
+  if constexpr (A == ActQuant::none) {
+    return;
+  } else {
+    KernelInfo mv{"matmul_" + fmt + "_f32_cpu", Op::matmul, BackendId::cpu, f,
+                  Precision{ActQuant::none, 23, depth_lin<cpu::kMatvecLanes, 3>, OutType::f32},
+                  Tile{1, 1, U::elems}, 8};
+    mv.matmul = cpu::matvec_f32<U>;
+    v.push_back(mv);
+    KernelInfo gm{"gemm_" + fmt + "_f32_cpu", Op::matmul, BackendId::cpu, f,
+                  Precision{ActQuant::none, 23, depth_lin<1, 0>, OutType::f32},
+                  Tile{cpu::kGemmTileM, cpu::kGemmTileN, U::elems}, 0};
+    gm.matmul = cpu::gemm_f32<U>;
+    v.push_back(gm);
+    constexpr int64_t inner = U::is_float ? U::elems + 3 : 2 * U::nsub + 3;
+    KernelInfo q{"matmul_" + fmt + "_" + std::string(act_name(A)) + "_cpu", Op::matmul, BackendId::cpu, f,
+                 Precision{A, 23, depth_lin<U::elems, inner>, OutType::f32}, Tile{1, 1, U::elems}, 8};
+    q.matmul = cpu::matvec_qact<U, A>;
+    v.push_back(q);
+  }
+}
+
+void add_gptq(std::vector<KernelInfo>& v) {
+  const FormatId f = FormatId::gptq_int4;
+  for (OutType o : {OutType::f32, OutType::f16, OutType::bf16}) {
+    KernelInfo d{"dequant_gptq_int4_" + std::string(out_name(o)) + "_cpu", Op::dequant, BackendId::cpu, f,
+                 Precision{ActQuant::none, 23, nullptr, o}, Tile{1, 8, 8}};
+    d.dequant = o == OutType::f32 ? cpu::gptq_dequant<OutType::f32>
+              : o == OutType::f16 ? cpu::gptq_dequant<OutType::f16> : cpu::gptq_dequant<OutType::bf16>;
+    v.push_back(d);
+  }
+  KernelInfo mv{"matmul_gptq_int4_f32_cpu", Op::matmul, BackendId::cpu, f,
+                Precision{ActQuant::none, 23, depth_lin<8, 3>, OutType::f32}, Tile{1, 8, 8}, 8};
+  mv.matmul = cpu::gptq_matvec_f32;
+  v.push_back(mv);
+  KernelInfo sym{"matmul_gptq_int4sym_q8_1_cpu", Op::matmul, BackendId::cpu, f,
+                 Precision{ActQuant::q8_1, 23, depth_lin<32, 3>, OutType::f32}, Tile{1, 8, 32}, 8};
+  sym.matmul = cpu::gptq_sym_matvec_q8_1;
+  sym.accepts = cpu::gptq_sym_accepts;
+  v.push_back(sym);
+}
+
+std::vector<KernelInfo> build() {
+  std::vector<KernelInfo> v;
+#define QGATE_CPU_BLOCK_FORMAT(fmt, act) add_block_format<cpu::Unpack_##fmt, ActQuant::act>(v, FormatId::fmt);
+#include "kernels/cpu/kernels.inc"
+#undef QGATE_CPU_BLOCK_FORMAT
+  add_gptq(v);
+  return v;
+}
+
+}  // namespace
+
+std::string_view op_name(Op o) { return o == Op::dequant ? "dequant" : "matmul"; }
+std::string_view backend_name(BackendId b) {
+  switch (b) {
+    case BackendId::cpu: return "cpu";
+    case BackendId::vulkan: return "vulkan";
+    case BackendId::cuda: return "cuda";
+    case BackendId::hip: return "hip";
+    default: return "?";
+  }
+}
+
+std::span<const KernelInfo> all_kernels() {
+  static const std::vector<KernelInfo> v = build();
+  return v;
+}
+
+const KernelInfo* find_kernel(std::string_view name) {
+  for (const KernelInfo& k : all_kernels())
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+}  // namespace qgate

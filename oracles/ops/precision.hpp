@@ -1,0 +1,34 @@
+// What a kernel declares about its arithmetic: the activation quantization it performs,
+// its accumulator, the length of its longest accumulation chain, and its output type.
+// The oracle computes the declared math exactly and bounds the declared roundings.
+#pragma once
+#include <cstdint>
+#include <string_view>
+
+namespace qgate {
+
+enum class ActQuant : int {
+  none,            // activations used as f32
+  q8_1,            // per 32: d = f32(amax/127), q = roundf(x/d), stored d as fp16 (ggml q8_1)
+  q8_K,            // per 256: iscale = -127/max (signed max), q = nearest_int(iscale*x), d = 1/iscale (f32)
+  fp8_e4m3_token,  // per row (token): scale = f32(amax/448), q = e4m3(x/scale) RNE saturating
+};
+enum class OutType : int { f32, f16, bf16 };
+
+std::string_view act_name(ActQuant a);
+std::string_view out_name(OutType o);
+double out_unit_roundoff(OutType o);   // 2^-24, 2^-11, 2^-8
+double out_half_min_sub(OutType o);    // absolute underflow error of the output rounding
+double out_max_finite(OutType o);
+double out_round(double v, OutType o);  // the correctly rounded value, as a double (Inf on overflow)
+
+struct Precision {
+  ActQuant act = ActQuant::none;
+  int acc_fraction_bits = 23;  // accumulator: 23 = f32, 10 = f16 (declared; mutants lie here)
+  // Longest chain of roundings any term of an output goes through, besides the fixed
+  // per-term scale roundings the oracle adds itself, as a function of K.
+  int64_t (*depth)(int64_t k) = nullptr;
+  OutType out = OutType::f32;
+};
+
+}  // namespace qgate
