@@ -11,8 +11,9 @@
 // trick turns it into a finite 2^127) and ggml_validate_row_data rejects it, so the oracle
 // refuses such a block: there is no exact value to check a kernel against.
 //
-// The oracle keeps the OCP sign of zero: code 8 decodes to -0 (ggml's int8 table gives +0;
-// the two compare equal). Values are exact in fp64 for every e, including e = 254 with
+// Code 8 is E2M1's -0 in the OCP spec; the GGUF definition (kvalues_mxfp4[8] = 0, times
+// the scale) gives +0, and qgate follows the GGUF definition of GGUF type 39, since kernels
+// are gated bit for bit, sign of zero included. Values are exact in fp64 for every e, including e = 254 with
 // |code| = 6, which exceeds binary32's range: a kernel's f32 output overflows there.
 #include <cmath>
 
@@ -33,6 +34,7 @@ DecodeError decode_mxfp4(const uint8_t* b, double* v, double* mag) {
   const double scale = scalar::from_e8m0(e);  // 2^(e-127), exact
   for (int i = 0; i < kElems; ++i) {
     v[i] = scalar::from_e2m1(static_cast<uint8_t>(nibble_code(b + 1, i))) * scale;
+    if (v[i] == 0) v[i] = 0.0;  // +0 for code 8, as the GGUF table has it
     mag[i] = std::fabs(v[i]);
   }
   return {};

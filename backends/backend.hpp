@@ -1,0 +1,19 @@
+// The backend axis: which runtimes exist in this build, and whether each can run here.
+// A backend that cannot run is reported skipped with its reason, never passed.
+#pragma once
+#include <span>
+#include <string>
+
+#include "kernels/kernel.hpp"
+
+namespace qgate {
+
+struct Availability {
+  bool available = false;
+  std::string reason;  // why not, or the device that will run
+};
+
+Availability probe_backend(BackendId b);
+inline constexpr BackendId kAllBackends[] = {BackendId::cpu, BackendId::vulkan, BackendId::cuda, BackendId::hip};
+
+}  // namespace qgate

@@ -1,0 +1,36 @@
+// A host output buffer with redzones on both sides and the payload pre-filled with a NaN
+// poison, so a kernel that writes past its output or leaves elements unwritten is seen.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "oracles/verdict/verdict.hpp"
+
+namespace qgate {
+
+class GuardedBuffer {
+ public:
+  // Redzones are as large as the payload (at least 64 bytes): a tile that writes a few
+  // rows past the end lands in the guard, not in someone else's memory.
+  GuardedBuffer(int64_t elements, OutType type)
+      : elem_(type == OutType::f32 ? 4 : 2), bytes_(static_cast<size_t>(elements) * elem_),
+        red_(std::max<size_t>(64, bytes_)), mem_(bytes_ + 2 * red_, kRedzoneByte) {
+    for (int64_t i = 0; i < elements; ++i) {
+      if (type == OutType::f32) std::memcpy(data() + 4 * i, &kPoisonF32, 4);
+      else std::memcpy(data() + 2 * i, type == OutType::f16 ? &kPoisonF16 : &kPoisonBF16, 2);
+    }
+  }
+  uint8_t* data() { return mem_.data() + red_; }
+  const uint8_t* data() const { return mem_.data() + red_; }
+  const uint8_t* before() const { return mem_.data(); }
+  const uint8_t* after() const { return mem_.data() + red_ + bytes_; }
+  size_t redzone() const { return red_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  size_t elem_, bytes_, red_;
+  std::vector<uint8_t> mem_;
+};
+
+}  // namespace qgate

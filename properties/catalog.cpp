@@ -1,0 +1,203 @@
+#include "properties/catalog.hpp"
+
+#include <rapidcheck.h>
+
+#include <array>
+#include <cstdlib>
+#include <numeric>
+#include <sstream>
+
+#include "properties/case_file.hpp"
+
+namespace qgate {
+
+std::span<const PropertyInfo> all_properties() {
+  static const std::array<PropertyInfo, static_cast<size_t>(PropertyId::count)> t = {{
+#define QGATE_PROPERTY(id, applies, cases, what) {PropertyId::id, #id, #applies, cases, what},
+#include "properties/properties.inc"
+#undef QGATE_PROPERTY
+  }};
+  return t;
+}
+
+const PropertyInfo* find_property(std::string_view name) {
+  for (const PropertyInfo& p : all_properties())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+bool applies(const PropertyInfo& p, const KernelInfo& k) {
+  return p.applies == "any" || p.applies == op_name(k.op);
+}
+
+uint64_t default_seed() {
+  if (const char* s = std::getenv("QGATE_SEED")) return std::strtoull(s, nullptr, 0);
+  return 0x5eed2026ull;
+}
+
+namespace {
+
+int64_t k_unit(const KernelInfo& k) {
+  const FormatInfo& f = format_info(k.format);
+  const int64_t blk = f.tensor_level() ? 32 : f.block_elems;
+  return std::lcm(blk, act_block(k.prec.act));
+}
+
+std::vector<int64_t> positive(std::initializer_list<int64_t> v) {
+  std::vector<int64_t> out;
+  for (int64_t x : v)
+    if (x >= 1 && std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
+  return out;
+}
+
+// Shapes derived from the kernel's declared tile; the first entries are the smallest so
+// RapidCheck shrinks toward them.
+struct ShapeSets {
+  std::vector<int64_t> m, n, kblocks;
+};
+ShapeSets shapes(const KernelInfo& k, bool ragged) {
+  ShapeSets s;
+  const bool gptq = format_info(k.format).tensor_level();
+  const int tm = k.tile.m, tn = k.tile.n;
+  if (k.op == Op::dequant) s.m = {1};
+  else if (k.max_m > 0) s.m = positive({1, 2, 3, k.max_m - 1, k.max_m});
+  else s.m = positive({1, tm - 1, tm, tm + 1, 2 * tm + 1, 3 * tm - 1});
+  if (gptq) s.n = {8, 16, 24};
+  else if (ragged) s.n = positive({1, tn - 1, tn, tn + 1, 2 * tn + 1, 3 * tn - 1, 7});
+  else s.n = positive({1, 2, 3, 5});
+  s.kblocks = ragged ? std::vector<int64_t>{1, 2, 3, 5, 7} : std::vector<int64_t>{1, 2, 3};
+  return s;
+}
+
+CaseSpec gen_spec(const KernelInfo& k, const PropertyInfo& p) {
+  const ShapeSets sh = shapes(k, p.id == PropertyId::ragged_shapes);
+  CaseSpec s;
+  s.m = *rc::gen::elementOf(sh.m);
+  s.n = *rc::gen::elementOf(sh.n);
+  s.k = k_unit(k) * *rc::gen::elementOf(sh.kblocks);
+  switch (p.id) {
+    case PropertyId::codes_single_axis:
+      s.codes = *rc::gen::element(CodeMode::uniform, CodeMode::n_only, CodeMode::k_only);
+      break;
+    case PropertyId::codes_both_axes: s.codes = *rc::gen::element(CodeMode::both, CodeMode::one_hot); break;
+    case PropertyId::special_scales:
+      s.scales = *rc::gen::element(ScaleMode::subnormal, ScaleMode::largest, ScaleMode::zero, ScaleMode::negative,
+                                   ScaleMode::sub_extreme);
+      break;
+    case PropertyId::activation_extremes:
+      s.act = *rc::gen::element(ActMode::outliers, ActMode::all_equal, ActMode::zero_rows);
+      break;
+    default: break;
+  }
+  s.seed = *rc::gen::inRange<uint64_t>(0, 1ull << 32);
+  if (format_info(k.format).tensor_level()) {
+    s.group = *rc::gen::element(32, 64, 128, 8);
+    s.sym = *rc::gen::arbitrary<bool>();
+    s.gidx = *rc::gen::element(false, false, true);
+  }
+  return s;
+}
+
+std::string repro_line(const KernelInfo& k, const PropertyInfo& p, const CaseSpec& s) {
+  return "qgate repro --kernel " + k.name + " --property " + std::string(p.name) + " --case '" + to_string(s) + "'";
+}
+
+bool has_evidence(const Verdict& v) { return !v.vacuous(); }
+
+}  // namespace
+
+CaseOutcome run_spec(const KernelInfo& k, const PropertyInfo& p, const CaseSpec& spec, Case* materialized) {
+  Case c;
+  const std::string err = materialize(format_info(k.format), spec, k.op == Op::matmul, c);
+  CaseOutcome o;
+  if (!err.empty()) {
+    o.kind = CaseOutcome::Kind::oracle_error;
+    o.message = "generator: " + err;
+    return o;
+  }
+  o = run_case(k, c, p.id == PropertyId::deterministic);
+  if (materialized) *materialized = std::move(c);
+  return o;
+}
+
+PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOptions& opt) {
+  PropertyRun r;
+  r.seed = opt.seed ? opt.seed : default_seed();
+  auto record_failure = [&](const CaseSpec& s, const CaseOutcome& o) {
+    r.pass = false;
+    r.failure = o.summary();
+    r.repro = repro_line(k, p, s);
+    if (!opt.regression_dir.empty()) {
+      Case c;
+      run_spec(k, p, s, &c);
+      std::string err;
+      r.case_file = write_case_file(opt.regression_dir, k.name, std::string(p.name), c, r.failure, err);
+      if (r.case_file.empty()) r.failure += " (regression case not written: " + err + ")";
+    }
+  };
+
+  if (p.cases == 0) {  // exhaustive: every code at every lane
+    const FormatInfo& f = format_info(k.format);
+    CaseSpec s;
+    s.codes = CodeMode::diagonal;
+    const int lanes = f.tensor_level() ? 8 : f.block_elems;
+    s.n = f.tensor_level() ? 16 : f.code_levels;
+    s.k = f.tensor_level() ? 32 : f.block_elems;
+    s.seed = r.seed;
+    const CaseOutcome o = run_spec(k, p, s);
+    int valid = 0;
+    for (int c = 0; c < f.code_levels; ++c) valid += !f.code_valid || f.code_valid(c);
+    r.cases = 1;
+    r.evidence = has_evidence(o.verdict);
+    r.max_ratio = o.verdict.max_ratio;
+    r.coverage = "exhaustive: " + std::to_string(valid * lanes) + " of " + std::to_string(valid * lanes) +
+                 " (code x lane)";
+    if (!o.pass()) record_failure(s, o);
+    return r;
+  }
+
+  CaseSpec last_fail;
+  CaseOutcome last_outcome;
+  bool failed = false;
+  const auto property = [&] {
+    const CaseSpec s = gen_spec(k, p);
+    const CaseOutcome o = run_spec(k, p, s);
+    if (o.kind == CaseOutcome::Kind::rejected_by_kernel) RC_DISCARD(o.message);
+    ++r.cases;
+    r.evidence += has_evidence(o.verdict);
+    r.max_ratio = std::max(r.max_ratio, o.verdict.max_ratio);
+    if (!o.pass()) {
+      // RapidCheck accepts a shrink only when it fails, so the last failure seen is the minimal one.
+      last_fail = s;
+      last_outcome = o;
+      failed = true;
+      RC_FAIL(o.summary());
+    }
+  };
+  rc::detail::TestParams params;
+  params.seed = r.seed;
+  params.maxSuccess = p.cases;
+  params.maxSize = 100;
+  params.maxDiscardRatio = 20;
+  rc::detail::TestMetadata meta;
+  meta.id = k.name + "/" + std::string(p.name);
+  const auto result = rc::detail::checkTestable(property, meta, params);
+  if (failed) {
+    record_failure(last_fail, last_outcome);
+  } else if (!result.template is<rc::detail::SuccessResult>()) {
+    r.pass = false;
+    std::ostringstream os;
+    rc::detail::printResultMessage(result, os);
+    r.failure = "property could not run: " + os.str();
+  }
+  r.coverage = "sampled: " + std::to_string(p.cases) + " cases";
+  // A property whose outputs are mostly zero proves nothing (benchdnn's vacuous-pass rule).
+  if (r.pass && p.id != PropertyId::special_scales && r.evidence * 2 < r.cases) {
+    r.pass = false;
+    r.failure = "vacuous: only " + std::to_string(r.evidence) + " of " + std::to_string(r.cases) +
+                " cases had mostly non-zero expected output";
+  }
+  return r;
+}
+
+}  // namespace qgate

@@ -1,0 +1,100 @@
+// The generators themselves: patterns vary along exactly the axes they claim, one-hot
+// blocks have one non-zero lane, special scale modes produce the promised bit patterns,
+// and materialization is deterministic in the spec.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "oracles/formats/format.hpp"
+#include "properties/gen/materialize.hpp"
+
+namespace qgate {
+namespace {
+
+TEST(Generator, PatternsVaryAlongTheirAxes) {
+  const uint64_t salt = 12345;
+  std::set<int> by_n, by_k;
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 64; ++c) {
+      EXPECT_EQ(pattern_code(CodeMode::n_only, 16, 8, r, c, 32, salt, 0), pattern_code(CodeMode::n_only, 16, 8, r, 0, 32, salt, 0));
+      EXPECT_EQ(pattern_code(CodeMode::k_only, 16, 8, r, c, 32, salt, 0), pattern_code(CodeMode::k_only, 16, 8, 0, c, 32, salt, 0));
+      by_n.insert(pattern_code(CodeMode::n_only, 16, 8, r, 0, 32, salt, 0));
+      by_k.insert(pattern_code(CodeMode::k_only, 16, 8, 0, c, 32, salt, 0));
+      EXPECT_EQ(pattern_code(CodeMode::uniform, 16, 8, r, c, 32, salt, 0), pattern_code(CodeMode::uniform, 16, 8, 0, 0, 32, salt, 0));
+    }
+  EXPECT_GT(by_n.size(), 4u);
+  EXPECT_EQ(by_k.size(), 16u);
+  // "both" must differ along n for a fixed k and along k for a fixed n.
+  int diff_n = 0, diff_k = 0;
+  for (int i = 1; i < 32; ++i) {
+    diff_n += pattern_code(CodeMode::both, 16, 8, i, 3, 32, salt, 0) != pattern_code(CodeMode::both, 16, 8, 0, 3, 32, salt, 0);
+    diff_k += pattern_code(CodeMode::both, 16, 8, 3, i, 32, salt, 0) != pattern_code(CodeMode::both, 16, 8, 3, 0, 32, salt, 0);
+  }
+  EXPECT_GT(diff_n, 20);
+  EXPECT_GT(diff_k, 20);
+}
+
+TEST(Generator, OneHotHasOneLanePerBlock) {
+  for (int r = 0; r < 8; ++r)
+    for (int b = 0; b < 4; ++b) {
+      int hot = 0;
+      for (int i = 0; i < 32; ++i) hot += pattern_code(CodeMode::one_hot, 16, 8, r, b * 32 + i, 32, 99, 5) != 8;
+      EXPECT_EQ(hot, 1);
+    }
+}
+
+TEST(Generator, MaterializeIsDeterministicAndValid) {
+  for (const FormatInfo* f : all_formats()) {
+    CaseSpec s;
+    s.n = 8;
+    s.k = f->tensor_level() ? 64 : f->block_elems * 2;
+    s.m = 2;
+    for (ScaleMode sm : {ScaleMode::normal, ScaleMode::subnormal, ScaleMode::largest, ScaleMode::zero,
+                         ScaleMode::negative, ScaleMode::sub_extreme}) {
+      s.scales = sm;
+      Case a, b;
+      ASSERT_EQ(materialize(*f, s, true, a), "") << f->name;
+      ASSERT_EQ(materialize(*f, s, true, b), "") << f->name;
+      EXPECT_EQ(a.w.bytes, b.w.bytes) << f->name;
+      EXPECT_EQ(a.x, b.x) << f->name;
+      std::vector<double> v, mag;
+      EXPECT_FALSE(decode_tensor(a.w, v, mag)) << f->name << " " << name(sm) << ": " << decode_tensor(a.w, v, mag).message;
+    }
+  }
+}
+
+TEST(Generator, SpecialScalesProduceTheirBitPatterns) {
+  const FormatInfo& f = format_info(FormatId::q4_0);
+  CaseSpec s;
+  s.n = 4;
+  s.k = 64;
+  auto d_bits = [&](ScaleMode m) {
+    s.scales = m;
+    Case c;
+    EXPECT_EQ(materialize(f, s, false, c), "");
+    std::set<uint16_t> bits;
+    for (size_t b = 0; b < c.w.bytes.size(); b += 18) bits.insert(static_cast<uint16_t>(c.w.bytes[b] | (c.w.bytes[b + 1] << 8)));
+    return bits;
+  };
+  for (uint16_t b : d_bits(ScaleMode::subnormal)) EXPECT_TRUE(b > 0 && b < 0x400) << b;
+  for (uint16_t b : d_bits(ScaleMode::largest)) EXPECT_EQ(b, 0x7BFF);
+  for (uint16_t b : d_bits(ScaleMode::zero)) EXPECT_TRUE(b == 0 || b == 0x8000);
+  for (uint16_t b : d_bits(ScaleMode::negative)) EXPECT_TRUE(b & 0x8000);
+}
+
+TEST(Generator, SpecRoundTripsAndRejectsImpossibleShapes) {
+  CaseSpec s;
+  s.m = 3; s.n = 5; s.k = 96; s.codes = CodeMode::one_hot; s.scales = ScaleMode::negative; s.act = ActMode::outliers;
+  s.seed = 0xdeadbeef; s.group = 64; s.sym = true; s.gidx = true;
+  CaseSpec t;
+  std::string err;
+  ASSERT_TRUE(parse_spec(to_string(s), t, err)) << err;
+  EXPECT_EQ(to_string(t), to_string(s));
+  EXPECT_FALSE(parse_spec("m=0,n=1,k=32", t, err));
+  EXPECT_NE(err.find("impossible shape"), std::string::npos);
+  EXPECT_FALSE(parse_spec("m=1,bogus=2", t, err));
+  EXPECT_FALSE(parse_spec("codes=sideways", t, err));
+}
+
+}  // namespace
+}  // namespace qgate

@@ -1,0 +1,179 @@
+#include "properties/gen/materialize.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include "oracles/formats/gptq.hpp"
+#include "oracles/formats/scalar.hpp"
+
+namespace qgate {
+namespace {
+
+uint64_t mix(uint64_t a, uint64_t b) {
+  Rng r(a * 0x100000001B3ull ^ b);
+  return r.next();
+}
+
+uint16_t f16_field(Rng& r, ScaleMode mode, bool signed_ok) {
+  auto normal = [&] {  // magnitude in [2^-10, 2^-3)
+    return scalar::to_f16(std::ldexp(1.0 + r.uniform(), -10 + static_cast<int>(r.below(7))));
+  };
+  switch (mode) {
+    case ScaleMode::subnormal: return static_cast<uint16_t>(1 + r.below(0x3FF));
+    case ScaleMode::largest: return 0x7BFF;
+    case ScaleMode::zero: return r.below(2) ? 0x8000 : 0x0000;
+    case ScaleMode::negative: return normal() | 0x8000;
+    default: {
+      const uint16_t v = normal();
+      return signed_ok && r.below(2) ? (v | 0x8000) : v;
+    }
+  }
+}
+
+uint32_t f32_field(Rng& r, ScaleMode mode, bool for_matmul) {
+  auto normal = [&] { return scalar::to_f32(std::ldexp(1.0 + r.uniform(), -8 + static_cast<int>(r.below(7)))); };
+  switch (mode) {
+    // In a contraction an f32-subnormal block scale makes the kernel's scale product
+    // underflow, an error amplified by the integer dot that the bound model does not
+    // carry: contractions get tiny normal scales [2^-100, 2^-99) instead (their products
+    // with activation scales stay normal); dequant gets true subnormals.
+    case ScaleMode::subnormal: return for_matmul ? 0x0D800000u + r.below(0x7FFFFF) : 1 + r.below(0x7FFFFF);
+    case ScaleMode::largest: return for_matmul ? 0x5D800000u /* 2^60 */ : 0x7F7FFFFFu;
+    case ScaleMode::zero: return r.below(2) ? 0x80000000u : 0u;
+    case ScaleMode::negative: return normal() | 0x80000000u;
+    default: return normal();
+  }
+}
+
+uint32_t small_field(Rng& r, FieldKind kind, ScaleMode mode) {
+  const uint32_t levels = kind == FieldKind::u4 ? 16 : kind == FieldKind::s8 ? 256 : 64;
+  switch (mode) {
+    case ScaleMode::sub_extreme: return r.below(2) ? levels - 1 : (kind == FieldKind::s8 ? 0x80 : 0);
+    case ScaleMode::zero: return kind == FieldKind::s6 ? 32 : 0;  // s6 stores value + 32
+    case ScaleMode::largest: return kind == FieldKind::s8 ? 0x7F : levels - 1;
+    case ScaleMode::negative:
+      if (kind == FieldKind::s8) return 0x80 + r.below(128);
+      if (kind == FieldKind::s6) return r.below(32);
+      return r.below(levels);
+    default: return r.below(levels);
+  }
+}
+
+uint32_t field_value(Rng& r, const FieldSpec& fs, ScaleMode mode, bool for_matmul) {
+  switch (fs.kind) {
+    case FieldKind::f16: return f16_field(r, mode, std::strcmp(fs.name, "m") == 0 || std::strcmp(fs.name, "d") == 0);
+    case FieldKind::f32: return f32_field(r, mode, for_matmul);
+    case FieldKind::e8m0:
+      switch (mode) {
+        case ScaleMode::subnormal: case ScaleMode::zero: return r.below(4);
+        case ScaleMode::largest: return for_matmul ? 127 + 60 : 254;
+        default: return 127 - 8 + r.below(17);
+      }
+    case FieldKind::s16: return 0;  // derived
+    default: return small_field(r, fs.kind, mode);
+  }
+}
+
+std::string materialize_gptq(const FormatInfo& f, const CaseSpec& s, Case& out) {
+  if (s.n % 8 || s.k % 8) return "gptq_int4 needs n and k multiples of 8";
+  gptq::Params p{s.n, s.k, s.group, s.sym, s.gidx};
+  const int64_t groups = (s.k + s.group - 1) / s.group;
+  Rng r(s.seed);
+  std::vector<int32_t> codes(static_cast<size_t>(s.n * s.k)), zeros(static_cast<size_t>(groups * s.n)), g_idx;
+  std::vector<uint16_t> scales(zeros.size());
+  const uint64_t salt = r.next();
+  const int64_t hot = r.below(8);
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t k = 0; k < s.k; ++k) codes[n * s.k + k] = pattern_code(s.codes, 16, 8, n, k, 8, salt, hot);
+  for (auto& z : zeros) z = s.sym ? gptq::kSymZero : 1 + static_cast<int32_t>(r.below(16));
+  for (auto& sc : scales) sc = f16_field(r, s.scales, true);
+  if (s.gidx) {  // act-order: a permutation of the default group assignment
+    g_idx.resize(static_cast<size_t>(s.k));
+    for (int64_t k = 0; k < s.k; ++k) g_idx[k] = static_cast<int32_t>(k / s.group);
+    for (int64_t k = s.k - 1; k > 0; --k) std::swap(g_idx[k], g_idx[r.below(static_cast<uint32_t>(k + 1))]);
+  }
+  out.w.fmt = &f;
+  out.w.n = s.n;
+  out.w.k = s.k;
+  out.w.bytes = gptq::build(p, codes, zeros, scales, g_idx);
+  return {};
+}
+
+}  // namespace
+
+int32_t pattern_code(CodeMode mode, int levels, int zero_code, int64_t row, int64_t col, int elems_per_block,
+                     uint64_t salt, int64_t hot_lane) {
+  const uint32_t L = static_cast<uint32_t>(levels);
+  switch (mode) {
+    case CodeMode::uniform: return static_cast<int32_t>(salt % L);
+    case CodeMode::n_only: return static_cast<int32_t>(mix(salt, static_cast<uint64_t>(row)) % L);
+    // Period = the code count along k: "codes 0..L-1 in order", the pattern that hid crossed lanes.
+    case CodeMode::k_only: return static_cast<int32_t>((salt + static_cast<uint64_t>(col)) % L);
+    case CodeMode::both:
+    case CodeMode::random: return static_cast<int32_t>(mix(salt, static_cast<uint64_t>(row) * 0x9E3779B9ull + col) % L);
+    case CodeMode::one_hot: {
+      const int z = zero_code >= 0 ? zero_code : 0;
+      if (col % elems_per_block != hot_lane % elems_per_block) return z;
+      int32_t c = static_cast<int32_t>(mix(salt, static_cast<uint64_t>(row * 131 + col)) % L);
+      return c == z ? (c + 1) % levels : c;
+    }
+    case CodeMode::diagonal: return static_cast<int32_t>((static_cast<uint64_t>(row) + col) % L);
+  }
+  return 0;
+}
+
+std::string materialize(const FormatInfo& f, const CaseSpec& s, bool for_matmul, Case& out) {
+  out.spec = s;
+  if (f.tensor_level()) {
+    if (auto e = materialize_gptq(f, s, out); !e.empty()) return e;
+  } else {
+    if (s.k % f.block_elems) return "k=" + std::to_string(s.k) + " is not a multiple of the block size";
+    Rng r(s.seed);
+    const uint64_t salt = r.next();
+    const int64_t hot = r.below(static_cast<uint32_t>(f.block_elems));
+    const int64_t nb = s.k / f.block_elems;
+    out.w.fmt = &f;
+    out.w.n = s.n;
+    out.w.k = s.k;
+    out.w.bytes.assign(static_cast<size_t>(s.n * nb * f.block_bytes), 0);
+    BlockFields bf;
+    for (int64_t row = 0; row < s.n; ++row)
+      for (int64_t b = 0; b < nb; ++b) {
+        bf.codes.resize(static_cast<size_t>(f.block_elems));
+        for (int i = 0; i < f.block_elems; ++i) {
+          int32_t c = pattern_code(s.codes, f.code_levels, f.zero_code, row, b * f.block_elems + i, f.block_elems,
+                                   salt, hot);
+          while (f.code_valid && !f.code_valid(c)) c = (c + 1) % f.code_levels;
+          bf.codes[i] = c;
+        }
+        bf.fields.clear();
+        for (const FieldSpec& fs : f.fields)
+          for (int c = 0; c < fs.count; ++c) bf.fields.push_back(field_value(r, fs, s.scales, for_matmul));
+        f.pack_block(bf, out.w.bytes.data() + (row * nb + b) * f.block_bytes);
+      }
+  }
+  out.x.clear();
+  if (for_matmul) {
+    Rng r(s.seed ^ 0xA5A5A5A5ull);
+    out.x.resize(static_cast<size_t>(s.m * s.k));
+    const float same = static_cast<float>(r.uniform() * 2 - 1);
+    for (int64_t i = 0; i < s.m; ++i)
+      for (int64_t k = 0; k < s.k; ++k) {
+        float v = static_cast<float>(r.uniform() * 2 - 1);
+        switch (s.act) {
+          case ActMode::outliers:
+            if (r.below(32) == 0) v *= 500.0f;
+            break;
+          case ActMode::all_equal: v = same; break;
+          case ActMode::zero_rows:
+            if (i % 2 == 0) v = 0.0f;
+            break;
+          default: break;
+        }
+        out.x[i * s.k + k] = v;
+      }
+  }
+  return {};
+}
+
+}  // namespace qgate

@@ -1,0 +1,43 @@
+// Turns a CaseSpec into concrete data for one format: a valid weight tensor whose codes
+// follow the requested pattern and whose scales follow the requested mode, and f32
+// activations. Deterministic in the spec (SplitMix64 seeded from spec.seed).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "oracles/formats/format.hpp"
+#include "properties/gen/case_spec.hpp"
+
+namespace qgate {
+
+struct Case {
+  CaseSpec spec;
+  QTensor w;
+  std::vector<float> x;  // [m][k], matmul only
+};
+
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : s_(seed) {}
+  uint64_t next() {
+    uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  uint32_t below(uint32_t n) { return static_cast<uint32_t>(next() % n); }
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1p-53; }  // [0,1)
+
+ private:
+  uint64_t s_;
+};
+
+// for_matmul caps "largest" scales so an f32 contraction cannot overflow.
+// Returns an error message for specs the format cannot take (k not a whole number of blocks).
+std::string materialize(const FormatInfo& f, const CaseSpec& spec, bool for_matmul, Case& out);
+
+// The code the pattern puts at element (row, col): exposed for the generator's own tests.
+int32_t pattern_code(CodeMode mode, int levels, int zero_code, int64_t row, int64_t col, int elems_per_block,
+                     uint64_t salt, int64_t hot_lane);
+
+}  // namespace qgate

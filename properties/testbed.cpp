@@ -1,0 +1,54 @@
+#include "properties/testbed.hpp"
+
+#include "backends/cpu/guarded.hpp"
+
+namespace qgate {
+
+std::string CaseOutcome::summary() const {
+  switch (kind) {
+    case Kind::rejected_by_kernel: return "kernel refused the case: " + message;
+    case Kind::oracle_error: return "oracle rejected the case: " + message;
+    default: return message.empty() ? verdict.summary() : "FAIL kernel error: " + message;
+  }
+}
+
+CaseOutcome run_case(const KernelInfo& k, const Case& c, bool check_determinism) {
+  CaseOutcome o;
+  if (k.accepts) {
+    if (const char* why = k.accepts(c.w)) {
+      o.kind = CaseOutcome::Kind::rejected_by_kernel;
+      o.message = why;
+      return o;
+    }
+  }
+  Reference ref;
+  DecodeError err = k.op == Op::dequant ? dequant_ref(c.w, k.prec.out, ref)
+                                        : matmul_ref(c.w, c.x.data(), c.spec.m, k.prec, ref);
+  if (err) {
+    o.kind = CaseOutcome::Kind::oracle_error;
+    o.message = err.message;
+    return o;
+  }
+  auto launch = [&](GuardedBuffer& buf) -> const char* {
+    if (k.op == Op::dequant) return k.dequant(c.w.bytes.data(), c.w.n, c.w.k, buf.data());
+    return k.matmul(c.w.bytes.data(), c.w.n, c.w.k, c.x.data(), c.spec.m, buf.data());
+  };
+  GuardedBuffer out(ref.rows * ref.cols, k.prec.out);
+  if (const char* e = launch(out)) {
+    o.message = e;
+    return o;
+  }
+  o.verdict = judge(ref, out.data(), out.before(), out.redzone(), out.after(), out.redzone());
+  if (check_determinism) {
+    GuardedBuffer again(ref.rows * ref.cols, k.prec.out);
+    if (const char* e = launch(again)) {
+      o.message = e;
+      return o;
+    }
+    o.verdict.determinism_checked = true;
+    o.verdict.deterministic = std::memcmp(out.data(), again.data(), out.bytes()) == 0;
+  }
+  return o;
+}
+
+}  // namespace qgate

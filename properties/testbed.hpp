@@ -1,0 +1,22 @@
+// The testbed (CUTLASS style): for one kernel and one concrete case, compute the oracle's
+// {value, bound}, run the kernel into a poisoned, guarded output, and judge it.
+#pragma once
+#include <string>
+
+#include "kernels/kernel.hpp"
+#include "oracles/verdict/verdict.hpp"
+#include "properties/gen/materialize.hpp"
+
+namespace qgate {
+
+struct CaseOutcome {
+  enum class Kind { ran, rejected_by_kernel, oracle_error } kind = Kind::ran;
+  Verdict verdict;
+  std::string message;  // kernel refusal or oracle error
+  bool pass() const { return kind == Kind::ran && verdict.pass() && message.empty(); }
+  std::string summary() const;
+};
+
+CaseOutcome run_case(const KernelInfo& k, const Case& c, bool check_determinism);
+
+}  // namespace qgate

@@ -1,0 +1,196 @@
+// qgate list: what this build knows — formats, kernels, backends — read from the
+// registries (formats.inc, kernels.inc), never listed by hand.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/kernel.hpp"
+#include "oracles/formats/format.hpp"
+#include "tools/qgate/commands.hpp"
+
+namespace qgate::cli {
+namespace {
+
+struct ListOptions {
+  bool formats = false, kernels = false, backends = false, json = false;
+};
+
+std::string str(std::string_view s) { return std::string(s); }
+
+// Bits per weight of a block format, e.g. "4.5"; tensor-level formats have per-group
+// overhead that depends on the tensor, so only their code width is fixed: "4+".
+std::string bits_per_weight(const FormatInfo& f) {
+  char buf[32];
+  if (f.tensor_level()) {
+    int bits = 0;
+    while ((1 << bits) < f.code_levels) ++bits;
+    std::snprintf(buf, sizeof buf, "%d+", bits);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.4g", 8.0 * f.block_bytes / f.block_elems);
+  }
+  return buf;
+}
+
+std::string tile_text(const Tile& t) {
+  return std::to_string(t.m) + "x" + std::to_string(t.n) + "x" + std::to_string(t.k);
+}
+
+size_t kernels_on(BackendId b) {
+  size_t n = 0;
+  for (const KernelInfo& k : all_kernels()) n += k.backend == b;
+  return n;
+}
+
+std::vector<BackendId> all_backends() {
+  std::vector<BackendId> v;
+  for (int b = 0; b < static_cast<int>(BackendId::count); ++b) v.push_back(static_cast<BackendId>(b));
+  return v;
+}
+
+constexpr const char* kNotBuilt = "not built in this configuration";
+
+// ---- text ----
+
+// Columns sized to their widest cell; the last column is not padded.
+void print_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> w;
+  for (const auto& r : rows)
+    for (size_t c = 0; c < r.size(); ++c) {
+      if (w.size() <= c) w.resize(c + 1, 0);
+      w[c] = std::max(w[c], r[c].size());
+    }
+  for (const auto& r : rows) {
+    std::string line;
+    for (size_t c = 0; c < r.size(); ++c) {
+      line += r[c];
+      if (c + 1 < r.size()) line += std::string(w[c] - r[c].size() + 2, ' ');
+    }
+    std::cout << line << '\n';
+  }
+}
+
+void text_formats() {
+  std::vector<std::vector<std::string>> rows{{"FORMAT", "GGML", "ELEMS", "BYTES", "BPW", "SOURCE"}};
+  for (const FormatInfo* f : all_formats())
+    rows.push_back({str(f->name), f->ggml_type < 0 ? "-" : std::to_string(f->ggml_type),
+                    f->tensor_level() ? "-" : std::to_string(f->block_elems),
+                    f->tensor_level() ? "-" : std::to_string(f->block_bytes), bits_per_weight(*f), str(f->source)});
+  std::cout << "formats (" << all_formats().size() << "):\n";
+  print_table(rows);
+  std::cout << "ELEMS/BYTES: per block; '-' = tensor-level container. BPW '4+': 4-bit codes plus "
+               "per-group scales and zeros.\n";
+}
+
+void text_kernels() {
+  std::vector<std::vector<std::string>> rows{{"KERNEL", "OP", "FORMAT", "BACKEND", "ACT", "OUT", "TILE"}};
+  for (const KernelInfo& k : all_kernels())
+    rows.push_back({k.name, str(op_name(k.op)), str(format_info(k.format).name), str(backend_name(k.backend)),
+                    k.op == Op::dequant ? "-" : str(act_name(k.prec.act)), str(out_name(k.prec.out)),
+                    tile_text(k.tile)});
+  std::cout << "kernels (" << all_kernels().size() << "):\n";
+  print_table(rows);
+  std::cout << "ACT: activation quantization (f32 = none; - = no activations). TILE: m x n x k.\n";
+}
+
+void text_backends() {
+  std::vector<std::vector<std::string>> rows{{"BACKEND", "STATUS"}};
+  for (BackendId b : all_backends()) {
+    const size_t n = kernels_on(b);
+    rows.push_back({str(backend_name(b)), n ? std::to_string(n) + " kernels" : kNotBuilt});
+  }
+  std::cout << "backends:\n";
+  print_table(rows);
+}
+
+// ---- json ----
+
+nlohmann::json json_formats() {
+  auto a = nlohmann::json::array();
+  for (const FormatInfo* f : all_formats()) {
+    nlohmann::json j{{"name", f->name},
+                     {"ggml_type", f->ggml_type < 0 ? nlohmann::json(nullptr) : nlohmann::json(f->ggml_type)},
+                     {"tensor_level", f->tensor_level()},
+                     {"block_elems", f->tensor_level() ? nlohmann::json(nullptr) : nlohmann::json(f->block_elems)},
+                     {"block_bytes", f->tensor_level() ? nlohmann::json(nullptr) : nlohmann::json(f->block_bytes)},
+                     {"bits_per_weight", f->tensor_level() ? nlohmann::json(nullptr)
+                                                           : nlohmann::json(8.0 * f->block_bytes / f->block_elems)},
+                     {"code_levels", f->code_levels},
+                     {"activation", f->is_activation},
+                     {"source", f->source}};
+    a.push_back(std::move(j));
+  }
+  return a;
+}
+
+nlohmann::json json_kernels() {
+  auto a = nlohmann::json::array();
+  for (const KernelInfo& k : all_kernels())
+    a.push_back({{"name", k.name},
+                 {"op", op_name(k.op)},
+                 {"format", format_info(k.format).name},
+                 {"backend", backend_name(k.backend)},
+                 {"act", k.op == Op::dequant ? nlohmann::json(nullptr) : nlohmann::json(act_name(k.prec.act))},
+                 {"out", out_name(k.prec.out)},
+                 {"tile", {{"m", k.tile.m}, {"n", k.tile.n}, {"k", k.tile.k}}},
+                 {"max_m", k.max_m},
+                 {"deterministic", k.deterministic}});
+  return a;
+}
+
+nlohmann::json json_backends() {
+  auto a = nlohmann::json::array();
+  for (BackendId b : all_backends()) {
+    const size_t n = kernels_on(b);
+    nlohmann::json j{{"name", backend_name(b)}, {"built", n > 0}, {"kernels", n}};
+    if (n == 0) j["reason"] = kNotBuilt;
+    a.push_back(std::move(j));
+  }
+  return a;
+}
+
+void run_list(const ListOptions& o) {
+  const bool all = !o.formats && !o.kernels && !o.backends;
+  if (o.json) {
+    nlohmann::json j = nlohmann::json::object();
+    if (all || o.formats) j["formats"] = json_formats();
+    if (all || o.kernels) j["kernels"] = json_kernels();
+    if (all || o.backends) j["backends"] = json_backends();
+    std::cout << j.dump(2) << '\n';
+  } else {
+    bool first = true;
+    auto section = [&](bool on, void (*print)()) {
+      if (!on) return;
+      if (!first) std::cout << '\n';
+      first = false;
+      print();
+    };
+    section(all || o.formats, text_formats);
+    section(all || o.kernels, text_kernels);
+    section(all || o.backends, text_backends);
+  }
+  std::cout.flush();
+  if (!std::cout) throw Failure{"write error on stdout", kExitIo};
+}
+
+}  // namespace
+
+void add_list(CLI::App& app) {
+  auto opt = std::make_shared<ListOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "list", "List the registered formats, kernels and backends of this build (all three by default).");
+  auto* f = sub->add_flag("--formats", opt->formats, "Only the formats: GGML type id, block layout, bits per weight, source");
+  auto* k = sub->add_flag("--kernels", opt->kernels,
+                          "Only the kernels: op, format, backend, activation quantization, output type, tile");
+  auto* b = sub->add_flag("--backends", opt->backends, "Only the backends and whether this build has them");
+  f->excludes(k)->excludes(b);
+  k->excludes(b);
+  sub->add_flag("--json", opt->json, "Machine-readable JSON instead of tables");
+  sub->callback([opt] { run_list(*opt); });
+}
+
+}  // namespace qgate::cli

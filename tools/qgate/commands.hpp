@@ -1,0 +1,24 @@
+// The qgate subcommands. Each lives in its own cmd_<name>.cpp and registers itself on the
+// top-level app with add_<name>(): the subcommand, its --help text, its options and a
+// callback that does the work. Callbacks report failure by throwing Failure; main() prints
+// it as "qgate: <message>" and exits with its code.
+#pragma once
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace qgate::cli {
+
+// Exit codes shared by every subcommand.
+inline constexpr int kExitUsage = 2;  // bad usage or bad input (unknown format, truncated data)
+inline constexpr int kExitIo = 1;     // the environment failed us (stdin/stdout errors)
+
+struct Failure {
+  std::string message;
+  int exit_code = kExitUsage;
+};
+
+void add_list(CLI::App& app);
+void add_dequant(CLI::App& app);
+
+}  // namespace qgate::cli

@@ -1,0 +1,37 @@
+// qgate: the command-line front of the verification suite. Subcommands register
+// themselves (commands.hpp); this file only assembles them and maps failures to exit codes.
+#include <cstdio>
+#include <exception>
+#include <new>
+
+#include "tools/qgate/commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"qgate — numerical verification gate for quantized LLM kernels", "qgate"};
+  app.require_subcommand(1);
+
+  // ---- subcommands: one add_<name>() per cmd_<name>.cpp; add new ones here ----
+  qgate::cli::add_list(app);
+  qgate::cli::add_dequant(app);
+  // ---- end of subcommands ----
+
+  try {
+    // CLI11_PARSE, except that usage errors exit 2 (documented) rather than CLI11's 100+.
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      const int rc = app.exit(e);  // prints help, or the error and a --help hint
+      return rc == 0 ? 0 : qgate::cli::kExitUsage;
+    }
+  } catch (const qgate::cli::Failure& f) {
+    std::fprintf(stderr, "qgate: %s\n", f.message.c_str());
+    return f.exit_code;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "qgate: out of memory\n");
+    return qgate::cli::kExitIo;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "qgate: internal error: %s\n", e.what());
+    return qgate::cli::kExitIo;
+  }
+  return 0;
+}
