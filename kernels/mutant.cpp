@@ -9,7 +9,7 @@ Id g_active = Id::none;
 
 std::span<const Info> all() {
   static const std::array<Info, static_cast<size_t>(Id::count) - 1> table = {{
-#define QGATE_MUTANT(id, target, what) {Id::id, #id, target, what},
+#define QGATE_MUTANT(id, target, killer, what) {Id::id, #id, target, killer, what},
 #include "kernels/mutants.inc"
 #undef QGATE_MUTANT
   }};

@@ -9,7 +9,7 @@ namespace qgate::mutant {
 
 enum class Id : int {
   none,
-#define QGATE_MUTANT(id, target, what) id,
+#define QGATE_MUTANT(id, target, killer, what) id,
 #include "kernels/mutants.inc"
 #undef QGATE_MUTANT
   count
@@ -19,6 +19,7 @@ struct Info {
   Id id;
   std::string_view name;
   std::string_view target;  // the kernel it is planted in
+  std::string_view killer;  // the property that must kill it
   std::string_view what;    // the real bug it models
 };
 

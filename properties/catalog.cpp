@@ -181,7 +181,14 @@ PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOp
   params.maxDiscardRatio = 20;
   rc::detail::TestMetadata meta;
   meta.id = k.name + "/" + std::string(p.name);
-  const auto result = rc::detail::checkTestable(property, meta, params);
+  // Our own listener: qgate reports seeds and repro lines itself, so RapidCheck's global
+  // reporter (which prints its own reproduce string at exit) stays out of it.
+  struct Quiet : rc::detail::TestListener {
+    void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
+    void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+    void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+  } quiet;
+  const auto result = rc::detail::checkTestable(property, meta, params, quiet);
   if (failed) {
     record_failure(last_fail, last_outcome);
   } else if (!result.template is<rc::detail::SuccessResult>()) {

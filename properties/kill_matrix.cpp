@@ -1,0 +1,63 @@
+#include "properties/kill_matrix.hpp"
+
+#include <sstream>
+
+namespace qgate {
+
+std::vector<MutantRow> run_kill_matrix(const std::string& only, const std::string& regression_dir) {
+  std::vector<MutantRow> rows;
+  for (const mutant::Info& m : mutant::all()) {
+    if (!only.empty() && m.name != only) continue;
+    MutantRow row;
+    row.mutant = &m;
+    row.kernel = find_kernel(m.target);
+    if (row.kernel) {
+      mutant::activate(m.id);
+      for (const PropertyInfo& p : all_properties()) {
+        if (!applies(p, *row.kernel)) continue;
+        RunOptions opt;
+        const bool named = p.name == m.killer;
+        if (named) opt.regression_dir = regression_dir;  // keep the killing case forever
+        PropertyRun r = run_property(*row.kernel, p, opt);
+        if (!r.pass) {
+          row.killed = true;
+          if (named) {
+            row.killed_by_named = true;
+            row.killing_repro = r.repro;
+          }
+        }
+        row.runs.emplace_back(&p, std::move(r));
+      }
+      mutant::activate(mutant::Id::none);
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string format_kill_matrix(const std::vector<MutantRow>& rows) {
+  std::ostringstream os;
+  os << "kill matrix (KILL = the property fails with the mutant switched on; * = the named killer)\n";
+  os << "  mutant                    target kernel                     ";
+  for (const PropertyInfo& p : all_properties()) os << " " << p.name.substr(0, 6);
+  os << "  verdict\n";
+  for (const MutantRow& r : rows) {
+    char head[128];
+    std::snprintf(head, sizeof head, "  %-25.25s %-33.33s", std::string(r.mutant->name).c_str(),
+                  std::string(r.mutant->target).c_str());
+    os << head;
+    for (const PropertyInfo& p : all_properties()) {
+      std::string cell = "   -  ";
+      for (const auto& [rp, run] : r.runs)
+        if (rp == &p) cell = run.pass ? "  live" : (p.name == r.mutant->killer ? " KILL*" : "  KILL");
+      os << " " << cell;
+    }
+    if (!r.kernel) os << "  ERROR: target kernel not registered\n";
+    else if (!r.killed) os << "  SURVIVED\n";
+    else if (!r.killed_by_named) os << "  killed, but not by " << r.mutant->killer << "\n";
+    else os << "  killed\n";
+  }
+  return os.str();
+}
+
+}  // namespace qgate

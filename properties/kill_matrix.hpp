@@ -1,0 +1,27 @@
+// The kill matrix: every planted mutant against every property that applies to its
+// target kernel. A mutant is killed when at least one property fails with it switched on;
+// it must be killed by its named property. Meaningful only in the mutant build.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "kernels/mutant.hpp"
+#include "properties/catalog.hpp"
+
+namespace qgate {
+
+struct MutantRow {
+  const mutant::Info* mutant = nullptr;
+  const KernelInfo* kernel = nullptr;  // nullptr: the target kernel is not registered
+  std::vector<std::pair<const PropertyInfo*, PropertyRun>> runs;
+  bool killed = false;
+  bool killed_by_named = false;
+  std::string killing_repro;  // the named property's one-line repro
+  bool ok() const { return kernel && killed && killed_by_named; }
+};
+
+// only: empty = every mutant. regression_dir: where each mutant's killing case is written.
+std::vector<MutantRow> run_kill_matrix(const std::string& only, const std::string& regression_dir);
+std::string format_kill_matrix(const std::vector<MutantRow>& rows);
+
+}  // namespace qgate
