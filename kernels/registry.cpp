@@ -40,6 +40,11 @@ void add_block_format(std::vector<KernelInfo>& v, FormatId f) {
                  Precision{A, 23, depth_lin<U::elems, inner>, OutType::f32}, Tile{1, 1, U::elems}, 8};
     q.matmul = cpu::matvec_qact<U, A>;
     v.push_back(q);
+    KernelInfo gq{"gemm_" + fmt + "_" + std::string(act_name(A)) + "_cpu", Op::matmul, BackendId::cpu, f,
+                  Precision{A, 23, depth_lin<U::elems, inner>, OutType::f32},
+                  Tile{cpu::kGemmTileM, cpu::kGemmTileN, U::elems}, 0};
+    gq.matmul = cpu::gemm_qact<U, A>;
+    v.push_back(gq);
   }
 }
 
@@ -56,9 +61,18 @@ void add_gptq(std::vector<KernelInfo>& v) {
                 Precision{ActQuant::none, 23, depth_lin<8, 3>, OutType::f32}, Tile{1, 8, 8}, 8};
   mv.matmul = cpu::gptq_matvec_f32;
   v.push_back(mv);
+  KernelInfo gm{"gemm_gptq_int4_f32_cpu", Op::matmul, BackendId::cpu, f,
+                Precision{ActQuant::none, 23, depth_lin<1, 0>, OutType::f32}, Tile{4, 8, 8}, 0};
+  gm.matmul = cpu::gptq_gemm_f32;
+  v.push_back(gm);
+  KernelInfo asym{"matmul_gptq_int4_q8_1_cpu", Op::matmul, BackendId::cpu, f,
+                  Precision{ActQuant::q8_1, 23, depth_lin<32, 3>, OutType::f32}, Tile{1, 8, 32}, 8};
+  asym.matmul = cpu::gptq_matvec_q8_1<false>;
+  asym.accepts = cpu::gptq_q8_accepts;
+  v.push_back(asym);
   KernelInfo sym{"matmul_gptq_int4sym_q8_1_cpu", Op::matmul, BackendId::cpu, f,
                  Precision{ActQuant::q8_1, 23, depth_lin<32, 3>, OutType::f32}, Tile{1, 8, 32}, 8};
-  sym.matmul = cpu::gptq_sym_matvec_q8_1;
+  sym.matmul = cpu::gptq_matvec_q8_1<true>;
   sym.accepts = cpu::gptq_sym_accepts;
   v.push_back(sym);
 }

@@ -162,7 +162,10 @@ PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOp
   const auto property = [&] {
     const CaseSpec s = gen_spec(k, p);
     const CaseOutcome o = run_spec(k, p, s);
-    if (o.kind == CaseOutcome::Kind::rejected_by_kernel) RC_DISCARD(o.message);
+    if (o.kind == CaseOutcome::Kind::rejected_by_kernel) {
+      ++r.discarded;
+      RC_DISCARD(o.message);
+    }
     ++r.cases;
     r.evidence += has_evidence(o.verdict);
     r.max_ratio = std::max(r.max_ratio, o.verdict.max_ratio);

@@ -99,24 +99,63 @@ const char* gptq_matvec_f32(const uint8_t* w, int64_t n, int64_t k, const float*
   return nullptr;
 }
 
+// Prefill with f32 activations: 4 activation rows x 8 columns per tile, each tile's
+// columns dequantized once, sequential in K (depth K). Rows past M clamped and dropped.
+const char* gptq_gemm_f32(const uint8_t* w, int64_t n, int64_t k, const float* x, int64_t m, void* y) {
+  View v;
+  if (const char* e = view(w, n, k, v)) return e;
+  constexpr int TM = 4, TN = 8;
+  std::vector<float> wt(static_cast<size_t>(TN * k));
+  float* out = static_cast<float*>(y);
+  for (int64_t c0 = 0; c0 < n; c0 += TN) {  // n is a multiple of 8
+    for (int j = 0; j < TN; ++j)
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const int64_t g = group_of(v, kk);
+        wt[j * k + kk] = scale(v, g, c0 + j) * static_cast<float>(code(v, kk, c0 + j) - zero(v, g, c0 + j));
+      }
+    for (int64_t m0 = 0; m0 < m; m0 += TM) {
+      float acc[TM][TN] = {};
+      for (int64_t kk = 0; kk < k; ++kk)
+        for (int i = 0; i < TM; ++i) {
+          const float xv = x[std::min<int64_t>(m0 + i, m - 1) * k + kk];
+          for (int j = 0; j < TN; ++j) acc[i][j] = std::fma(wt[j * k + kk], xv, acc[i][j]);
+        }
+      const int tm = static_cast<int>(std::min<int64_t>(TM, m - m0));
+      for (int i = 0; i < tm; ++i)
+        for (int j = 0; j < TN; ++j) out[(m0 + i) * n + c0 + j] = acc[i][j];
+    }
+  }
+  return nullptr;
+}
+
+const char* gptq_q8_accepts(const QTensor& t) {
+  if (t.bytes.size() < 32) return "not a GPTQ container";
+  uint32_t h[4];
+  std::memcpy(h, t.bytes.data() + 8, 16);
+  if (h[3] & 2u) return "the W4A8 kernel needs contiguous groups (no act-order g_idx)";
+  if (h[2] % 32 != 0) return "the W4A8 kernel needs a group size that is a multiple of 32";
+  return nullptr;
+}
+
 const char* gptq_sym_accepts(const QTensor& t) {
   if (t.bytes.size() < 32) return "not a GPTQ container";
   uint32_t h[4];
   std::memcpy(h, t.bytes.data() + 8, 16);
   if (!(h[3] & 1u)) return "the symmetric W4A8 kernel folds in zero 8: it refuses a checkpoint not declared symmetric";
-  if (h[3] & 2u) return "the symmetric W4A8 kernel needs contiguous groups (no act-order g_idx)";
-  if (h[2] % 32 != 0) return "the symmetric W4A8 kernel needs a group size that is a multiple of 32";
-  return nullptr;
+  return gptq_q8_accepts(t);
 }
 
-// W4A8: activations to q8_1 (per 32), integer dot of (q - 8) * q8 per 32-block, then
-// acc += (s_g * d_x) * isum. Depth: K/32 + 3.
-const char* gptq_sym_matvec_q8_1(const uint8_t* w, int64_t n, int64_t k, const float* x, int64_t m, void* y) {
+// W4A8: activations to q8_1 (per 32), per 32-block the exact integer
+// sum (q - z) * q8 = isum - z * qsum, then acc += (s_g * d_x) * that. Depth: K/32 + 3.
+// Asymmetric W4A8 (per-group zeros): isum - z * qsum is an exact integer, so the
+// arithmetic and the declared depth are the same as the symmetric path's.
+template <bool Sym>
+const char* gptq_matvec_q8_1(const uint8_t* w, int64_t n, int64_t k, const float* x, int64_t m, void* y) {
   View v;
   if (const char* e = view(w, n, k, v)) return e;
-  if (!v.sym || v.g_idx || v.group % 32) return "unsupported GPTQ checkpoint for the symmetric W4A8 kernel";
+  if ((Sym && !v.sym) || v.g_idx || v.group % 32) return "unsupported GPTQ checkpoint for this W4A8 kernel";
   if (k % 32) return "k is not a multiple of 32";
-  const int zero_point = QGATE_MUTANT_ON(gptq_zero_7) ? 7 : 8;
+  const int sym_zero = QGATE_MUTANT_ON(gptq_zero_7) ? 7 : 8;
   const int64_t nb = k / 32;
   std::vector<int8_t> xq(static_cast<size_t>(m * k));
   std::vector<float> xd(static_cast<size_t>(m * nb));
@@ -134,16 +173,22 @@ const char* gptq_sym_matvec_q8_1(const uint8_t* w, int64_t n, int64_t k, const f
     for (int64_t i = 0; i < m; ++i) {
       float acc = 0;
       for (int64_t b = 0; b < nb; ++b) {
-        int32_t isum = 0;
+        const int64_t g = b * 32 / v.group;
+        int32_t isum = 0, qsum = 0;
         for (int e = 0; e < 32; ++e) {
           const int64_t kk = b * 32 + e;
-          isum += (code(v, kk, col) - zero_point) * xq[i * k + kk];
+          isum += code(v, kk, col) * xq[i * k + kk];
+          qsum += xq[i * k + kk];
         }
-        acc += (scale(v, b * 32 / v.group, col) * xd[i * nb + b]) * static_cast<float>(isum);
+        const int z = Sym ? sym_zero : zero(v, g, col);  // Sym: folded in as a constant
+        acc += (scale(v, g, col) * xd[i * nb + b]) * static_cast<float>(isum - z * qsum);
       }
       out[i * n + col] = acc;
     }
   return nullptr;
 }
+
+template const char* gptq_matvec_q8_1<true>(const uint8_t*, int64_t, int64_t, const float*, int64_t, void*);
+template const char* gptq_matvec_q8_1<false>(const uint8_t*, int64_t, int64_t, const float*, int64_t, void*);
 
 }  // namespace qgate::cpu

@@ -2,7 +2,8 @@
 // quantize each activation row (q8_1 per 32, q8_K per 256, or e4m3 per token), then per
 // weight block an exact integer dot per sub-block, scaled in f32:
 //   inner = sum_j (d_w[j] * isum_j - m_w[j] * qsum_j);  acc += d_x * inner
-// Declared depth: blocks + 2 * sub-blocks + 3 (the per-block chain plus the outer sum).
+// Declared depth: blocks + 2 * sub-blocks + 3 (the per-block chain plus the outer sum);
+// the same for the tiled GEMM, which accumulates each output sequentially over blocks.
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -63,6 +64,41 @@ void quantize_fp8_token(const float* x, int64_t k, QRow& r) {
   r.d.assign(1, scale);
 }
 
+// One weight block against one activation row's matching block: the f32 value the
+// kernel adds to its accumulator (exact integer dots, scales applied in f32).
+template <class U>
+inline float block_term(const Unpacked& u, const QRow& xr, int64_t b) {
+  if constexpr (U::is_float) {
+    const float* xf = xr.f.data() + b * U::elems;
+    float inner = 0;
+    for (int e = 0; e < U::elems; ++e) inner += u.f[e] * xf[e];  // fp8 x fp8 products are exact in f32
+    return (u.d[0] * xr.d[0]) * inner;
+  } else {
+    const int8_t* xq = xr.q.data() + b * U::elems;
+    float inner = 0;
+    for (int j = 0; j < U::nsub; ++j) {
+      int32_t isum = 0, qsum = 0;
+      for (int e = j * U::sub; e < (j + 1) * U::sub; ++e) {
+        isum += static_cast<int32_t>(u.q[e]) * xq[e];
+        qsum += xq[e];
+      }
+      inner += u.d[j] * static_cast<float>(isum) - u.m[j] * static_cast<float>(qsum);
+    }
+    return xr.d[b] * inner;
+  }
+}
+
+template <ActQuant A>
+std::vector<QRow> quantize_rows(const float* x, int64_t m, int64_t k) {
+  std::vector<QRow> xs(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i) {
+    if constexpr (A == ActQuant::q8_1) quantize_q8_1(x + i * k, k, xs[i]);
+    else if constexpr (A == ActQuant::q8_K) quantize_q8_K(x + i * k, k, xs[i]);
+    else quantize_fp8_token(x + i * k, k, xs[i]);
+  }
+  return xs;
+}
+
 }  // namespace
 
 template <class U, ActQuant A>
@@ -72,12 +108,7 @@ const char* matvec_qact(const uint8_t* w, int64_t n, int64_t k, const float* x, 
   static_assert(ablock == U::elems, "activation blocks must align with weight blocks");
   if (k % U::elems) return "k is not a multiple of the block size";
   const int64_t nb = k / U::elems, row_bytes = nb * U::bytes;
-  std::vector<QRow> xs(static_cast<size_t>(m));
-  for (int64_t i = 0; i < m; ++i) {
-    if constexpr (A == ActQuant::q8_1) quantize_q8_1(x + i * k, k, xs[i]);
-    else if constexpr (A == ActQuant::q8_K) quantize_q8_K(x + i * k, k, xs[i]);
-    else quantize_fp8_token(x + i * k, k, xs[i]);
-  }
+  const std::vector<QRow> xs = quantize_rows<A>(x, m, k);
   float* out = static_cast<float*>(y);
   Unpacked u;
   std::vector<float> acc(static_cast<size_t>(m));
@@ -85,34 +116,44 @@ const char* matvec_qact(const uint8_t* w, int64_t n, int64_t k, const float* x, 
     std::fill(acc.begin(), acc.end(), 0.0f);
     for (int64_t b = 0; b < nb; ++b) {
       U::run(w + r * row_bytes + b * U::bytes, u);
-      for (int64_t i = 0; i < m; ++i) {
-        if constexpr (U::is_float) {
-          const float* xf = xs[i].f.data() + b * U::elems;
-          float inner = 0;
-          for (int e = 0; e < U::elems; ++e) inner += u.f[e] * xf[e];  // e4m3 x fp8 products are exact in f32
-          acc[i] += (u.d[0] * xs[i].d[0]) * inner;
-        } else {
-          const int8_t* xq = xs[i].q.data() + b * U::elems;
-          float inner = 0;
-          for (int j = 0; j < U::nsub; ++j) {
-            int32_t isum = 0, qsum = 0;
-            for (int e = j * U::sub; e < (j + 1) * U::sub; ++e) {
-              isum += static_cast<int32_t>(u.q[e]) * xq[e];
-              qsum += xq[e];
-            }
-            inner += u.d[j] * static_cast<float>(isum) - u.m[j] * static_cast<float>(qsum);
-          }
-          acc[i] += xs[i].d[b] * inner;
-        }
-      }
+      for (int64_t i = 0; i < m; ++i) acc[i] += block_term<U>(u, xs[i], b);
     }
     for (int64_t i = 0; i < m; ++i) out[i * n + r] = acc[i];
   }
   return nullptr;
 }
 
-#define QGATE_INST_Q(U, A) \
-  template const char* matvec_qact<U, A>(const uint8_t*, int64_t, int64_t, const float*, int64_t, void*);
+// Prefill: a 4x4 tile (activation rows x weight rows) walks K block by block, each weight
+// block unpacked once per tile; rows past M are clamped to the last row and dropped.
+template <class U, ActQuant A>
+const char* gemm_qact(const uint8_t* w, int64_t n, int64_t k, const float* x, int64_t m, void* y) {
+  if (k % U::elems) return "k is not a multiple of the block size";
+  const int64_t nb = k / U::elems, row_bytes = nb * U::bytes;
+  const std::vector<QRow> xs = quantize_rows<A>(x, m, k);
+  float* out = static_cast<float*>(y);
+  Unpacked u[kGemmTileN];
+  for (int64_t n0 = 0; n0 < n; n0 += kGemmTileN) {
+    const int tn = static_cast<int>(std::min<int64_t>(kGemmTileN, n - n0));
+    for (int64_t m0 = 0; m0 < m; m0 += kGemmTileM) {
+      const int tm = static_cast<int>(std::min<int64_t>(kGemmTileM, m - m0));
+      float acc[kGemmTileM][kGemmTileN] = {};
+      for (int64_t b = 0; b < nb; ++b) {
+        for (int j = 0; j < tn; ++j) U::run(w + (n0 + j) * row_bytes + b * U::bytes, u[j]);
+        for (int i = 0; i < kGemmTileM; ++i) {
+          const QRow& xr = xs[std::min<int64_t>(m0 + i, m - 1)];
+          for (int j = 0; j < tn; ++j) acc[i][j] += block_term<U>(u[j], xr, b);
+        }
+      }
+      for (int i = 0; i < tm; ++i)
+        for (int j = 0; j < tn; ++j) out[(m0 + i) * n + n0 + j] = acc[i][j];
+    }
+  }
+  return nullptr;
+}
+
+#define QGATE_INST_Q(U, A)                                                                         \
+  template const char* matvec_qact<U, A>(const uint8_t*, int64_t, int64_t, const float*, int64_t, void*); \
+  template const char* gemm_qact<U, A>(const uint8_t*, int64_t, int64_t, const float*, int64_t, void*);
 QGATE_INST_Q(Unpack_q4_0, ActQuant::q8_1)
 QGATE_INST_Q(Unpack_q4_1, ActQuant::q8_1)
 QGATE_INST_Q(Unpack_q5_0, ActQuant::q8_1)

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Configure and build the cpu preset (oracles, CPU kernels, the mutant build, tests, CLI).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./ci/setup-debian.sh
+cmake --preset cpu >/dev/null
+cmake --build --preset cpu -j "$(nproc)"

@@ -1,0 +1,143 @@
+#include "properties/gate_run.hpp"
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace qgate {
+
+bool GateFilter::matches(const KernelInfo& k) const {
+  if (!backend.empty() && backend_name(k.backend) != backend) return false;
+  if (!format.empty() && find_format(format) != &format_info(k.format)) return false;
+  if (!op.empty() && op_name(k.op) != op) return false;
+  if (!kernel.empty() && k.name.find(kernel) == std::string::npos) return false;
+  return true;
+}
+
+bool KernelGate::pass() const {
+  if (skipped) return true;
+  for (const auto& [p, r] : runs)
+    if (!r.pass) return false;
+  return true;
+}
+double KernelGate::max_ratio() const {
+  double m = 0;
+  for (const auto& [p, r] : runs) m = std::max(m, r.max_ratio);
+  return m;
+}
+bool GateReport::pass() const {
+  for (const KernelGate& k : kernels)
+    if (!k.pass()) return false;
+  return true;
+}
+
+GateReport run_gate(const GateFilter& f, const RunOptions& opt,
+                    const std::function<void(size_t, size_t, const std::string&)>& progress) {
+  GateReport rep;
+  std::vector<const KernelInfo*> selected;
+  for (const KernelInfo& k : all_kernels())
+    if (f.matches(k)) selected.push_back(&k);
+  for (size_t i = 0; i < selected.size(); ++i) {
+    const KernelInfo& k = *selected[i];
+    if (progress) progress(i, selected.size(), k.name);
+    KernelGate g;
+    g.kernel = &k;
+    const Availability a = probe_backend(k.backend);
+    if (!a.available) {
+      g.skipped = true;
+      g.skip_reason = a.reason;
+    } else {
+      for (const PropertyInfo& p : all_properties()) {
+        if (!applies(p, k) || (!f.property.empty() && p.name != f.property)) continue;
+        g.runs.emplace_back(&p, run_property(k, p, opt));
+      }
+    }
+    rep.kernels.push_back(std::move(g));
+  }
+  return rep;
+}
+
+std::string format_matrix(const GateReport& r) {
+  struct Cell {
+    int pass = 0, fail = 0, skipped = 0;
+    double worst = 0;
+    std::string reason;
+  };
+  std::map<std::pair<int, int>, std::map<int, Cell>> cells;  // (format, op) -> backend -> cell
+  for (const KernelGate& g : r.kernels) {
+    Cell& c = cells[{static_cast<int>(g.kernel->format), static_cast<int>(g.kernel->op)}][static_cast<int>(g.kernel->backend)];
+    if (g.skipped) { ++c.skipped; c.reason = g.skip_reason; continue; }
+    (g.pass() ? c.pass : c.fail)++;
+    c.worst = std::max(c.worst, g.max_ratio());
+  }
+  std::ostringstream os;
+  os << "gate matrix: kernels passing / kernels gated (worst max|err|/bound); nbad = 0 required\n";
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "  %-10s %-8s", "format", "op");
+  os << buf;
+  for (BackendId b : kAllBackends) {
+    std::snprintf(buf, sizeof buf, " %-18s", std::string(backend_name(b)).c_str());
+    os << buf;
+  }
+  os << "\n";
+  std::map<int, std::string> skip_reasons;
+  for (const FormatInfo* f : all_formats())
+    for (Op op : {Op::dequant, Op::matmul}) {
+      auto it = cells.find({static_cast<int>(f->id), static_cast<int>(op)});
+      if (it == cells.end()) continue;
+      std::snprintf(buf, sizeof buf, "  %-10s %-8s", std::string(f->name).c_str(), std::string(op_name(op)).c_str());
+      os << buf;
+      for (BackendId b : kAllBackends) {
+        std::string s = "-";
+        auto c = it->second.find(static_cast<int>(b));
+        if (c != it->second.end()) {
+          const Cell& x = c->second;
+          if (x.skipped && !x.pass && !x.fail) {
+            s = "skipped";
+            skip_reasons[static_cast<int>(b)] = x.reason;
+          } else {
+            char t[64];
+            std::snprintf(t, sizeof t, "%s %d/%d (%.2g)", x.fail ? "FAIL" : "PASS", x.pass, x.pass + x.fail, x.worst);
+            s = t;
+          }
+        }
+        std::snprintf(buf, sizeof buf, " %-18s", s.c_str());
+        os << buf;
+      }
+      os << "\n";
+    }
+  for (BackendId b : kAllBackends) {
+    bool any = false;
+    for (const KernelGate& g : r.kernels) any |= g.kernel->backend == b;
+    if (!any) {
+      const Availability a = probe_backend(b);
+      os << "  " << backend_name(b) << ": " << (a.available ? "available, but no kernels registered yet" : "skipped: " + a.reason) << "\n";
+    } else if (skip_reasons.count(static_cast<int>(b))) {
+      os << "  " << backend_name(b) << ": skipped: " << skip_reasons[static_cast<int>(b)] << "\n";
+    }
+  }
+  int n = 0, pass = 0, runs = 0;
+  for (const KernelGate& g : r.kernels) {
+    if (g.skipped) continue;
+    ++n;
+    pass += g.pass();
+    runs += static_cast<int>(g.runs.size());
+  }
+  os << "  " << pass << " of " << n << " kernels pass (" << runs << " property runs)\n";
+  return os.str();
+}
+
+std::string format_failures(const GateReport& r) {
+  std::ostringstream os;
+  for (const KernelGate& g : r.kernels)
+    for (const auto& [p, run] : g.runs)
+      if (!run.pass) {
+        os << "FAIL " << g.kernel->name << " / " << p->name << " (seed 0x" << std::hex << run.seed << std::dec
+           << "): " << run.failure << "\n";
+        if (!run.repro.empty()) os << "  repro: " << run.repro << "\n";
+        if (!run.case_file.empty()) os << "  case:  " << run.case_file << "\n";
+      }
+  return os.str();
+}
+
+}  // namespace qgate

@@ -1,0 +1,33 @@
+#include "properties/replay.hpp"
+
+#include "backends/backend.hpp"
+
+namespace qgate {
+
+bool replay_case_file(const std::string& path, std::vector<ReplayResult>& out, std::string& err) {
+  CaseFile cf;
+  if (!read_case_file(path, cf, err)) return false;
+  const KernelInfo* origin = find_kernel(cf.kernel);
+  for (const KernelInfo& k : all_kernels()) {
+    if (&format_info(k.format) != cf.c.w.fmt || op_name(k.op) != cf.op) continue;
+    if (k.op == Op::matmul && cf.c.x.empty()) continue;
+    ReplayResult r;
+    r.kernel = &k;
+    const Availability a = probe_backend(k.backend);
+    if (!a.available) {
+      r.skipped = true;
+      r.skip_reason = a.reason;
+    } else {
+      r.outcome = run_case(k, cf.c, cf.property == "deterministic");
+    }
+    out.push_back(std::move(r));
+  }
+  if (out.empty()) {
+    err = path + ": no registered kernel does " + cf.op + " on " + cf.format +
+          (origin ? "" : " (the recorded kernel '" + cf.kernel + "' is not registered)");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace qgate
