@@ -2,9 +2,11 @@
 // its named property must fail on its target kernel. A survivor fails CI.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "properties/kill_matrix.hpp"
+#include "properties/replay.hpp"
 
 namespace qgate {
 namespace {
@@ -21,6 +23,29 @@ TEST_P(Mutant, IsKilled) {
   EXPECT_TRUE(r.killed) << GetParam()->name << " SURVIVED every property";
   EXPECT_TRUE(r.killed_by_named) << GetParam()->name << " was not killed by " << GetParam()->killer;
   if (r.killed_by_named) std::cout << "killing case: " << r.killing_repro << "\n";
+}
+
+// The stored regression case of each mutant's target kernel still kills it: a case file
+// that stopped failing with the defect switched on would no longer guard anything.
+TEST_P(Mutant, StoredCaseStillKills) {
+  const mutant::Info& m = *GetParam();
+  const std::string prefix = std::string(m.target) + "-" + std::string(m.killer) + "-";
+  int files = 0, killing = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(QGATE_REGRESSION_DIR, ec)) {
+    if (e.path().filename().string().rfind(prefix, 0) != 0) continue;
+    ++files;
+    mutant::activate(m.id);
+    std::vector<ReplayResult> rs;
+    std::string err;
+    const bool ok = replay_case_file(e.path().string(), rs, err);
+    mutant::activate(mutant::Id::none);
+    ASSERT_TRUE(ok) << err;
+    for (const ReplayResult& r : rs)
+      if (r.kernel->name == m.target && !r.skipped && !r.outcome.pass()) ++killing;
+  }
+  if (files == 0) GTEST_SKIP() << "no stored case for " << prefix << "* (qgate mutants --write-cases regression/cases)";
+  EXPECT_GT(killing, 0) << "no stored case of " << m.target << " fails with " << m.name << " switched on";
 }
 
 std::vector<const mutant::Info*> mutants() {

@@ -84,7 +84,7 @@ void run_dequant(const DequantOptions& o) {
                     " k=" + std::to_string(k)};
   }
 
-  const std::vector<uint8_t> bytes = encode(values, o.out == "f32");
+  const std::vector<uint8_t> bytes = encode(values, o.out == "f32" || o.out == "F32");
   if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size())
     throw Failure{std::string("write error on stdout: ") + std::strerror(errno), kExitIo};
   if (std::fflush(stdout) != 0) throw Failure{std::string("write error on stdout: ") + std::strerror(errno), kExitIo};
@@ -103,7 +103,7 @@ void add_dequant(CLI::App& app) {
       ->required()
       ->type_name("NAME");
   sub->add_option("--out", opt->out, "Output value type")
-      ->check(CLI::IsMember({"f64", "f32"}, CLI::ignore_case))
+      ->check(CLI::IsMember({"f64", "f32"}, CLI::ignore_case))  // checks only; the value keeps its case
       ->capture_default_str();
   sub->add_option("--n", opt->n, "gptq_int4 only: expected rows (outputs); checked against the header")
       ->type_name("ROWS")

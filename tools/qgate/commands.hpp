@@ -20,5 +20,9 @@ struct Failure {
 
 void add_list(CLI::App& app);
 void add_dequant(CLI::App& app);
+void add_gate(CLI::App& app);
+void add_repro(CLI::App& app);
+void add_mutants(CLI::App& app);
+void add_bench(CLI::App& app);
 
 }  // namespace qgate::cli

@@ -13,6 +13,10 @@ int main(int argc, char** argv) {
   // ---- subcommands: one add_<name>() per cmd_<name>.cpp; add new ones here ----
   qgate::cli::add_list(app);
   qgate::cli::add_dequant(app);
+  qgate::cli::add_gate(app);
+  qgate::cli::add_repro(app);
+  qgate::cli::add_mutants(app);
+  qgate::cli::add_bench(app);
   // ---- end of subcommands ----
 
   try {

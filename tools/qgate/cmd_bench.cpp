@@ -1,0 +1,92 @@
+// qgate bench: speed, kept out of the tests. fp64 oracle dequantization throughput per
+// format, the reference contraction at K = N = 4096, and the CPU kernels beside it.
+// Median of --reps runs, wall clock; prints a Markdown table (docs/PERFORMANCE.md).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <vector>
+
+#include "oracles/ops/contract.hpp"
+#include "properties/catalog.hpp"
+#include "tools/qgate/commands.hpp"
+
+namespace qgate::cli {
+namespace {
+
+template <class F>
+double median_seconds(int reps, F&& f) {
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    const auto a = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+Case make_case(const FormatInfo& f, int64_t m, int64_t n, int64_t k) {
+  CaseSpec s;
+  s.m = m;
+  s.n = n;
+  s.k = k;
+  s.group = 128;
+  Case c;
+  const std::string err = materialize(f, s, true, c);
+  if (!err.empty()) throw Failure{"bench: " + err, 1};
+  return c;
+}
+
+}  // namespace
+
+void add_bench(CLI::App& app) {
+  auto* cmd = app.add_subcommand("bench", "Measure oracle and CPU kernel speed (never part of the tests)");
+  auto n = std::make_shared<int64_t>(4096);
+  auto k = std::make_shared<int64_t>(4096);
+  auto m_gemm = std::make_shared<int64_t>(8);
+  auto reps = std::make_shared<int>(3);
+  auto fmt = std::make_shared<std::string>();
+  cmd->add_option("--n", *n, "weight rows")->check(CLI::Range(8, 1 << 16));
+  cmd->add_option("--k", *k, "weight columns (a multiple of 256)")->check(CLI::Range(256, 1 << 16));
+  cmd->add_option("--m-gemm", *m_gemm, "activation rows for the GEMM line")->check(CLI::Range(2, 256));
+  cmd->add_option("--reps", *reps, "runs per measurement (median)")->check(CLI::Range(1, 50));
+  cmd->add_option("--format", *fmt, "only this format");
+  cmd->callback([=] {
+    if (*k % 256) throw Failure{"--k must be a multiple of 256"};
+    std::printf("qgate bench: N=%lld K=%lld, median of %d, wall clock, 1 thread\n\n", static_cast<long long>(*n),
+                static_cast<long long>(*k), *reps);
+    std::printf("| format | oracle dequant (Melem/s) | oracle matvec M=1 (s) | oracle GEMM M=%lld (s) | CPU dequant f32 (Melem/s) | CPU matvec M=1 f32-act (ms) | CPU matvec M=1 quant-act (ms) |\n",
+                static_cast<long long>(*m_gemm));
+    std::printf("|---|---|---|---|---|---|---|\n");
+    for (const FormatInfo* f : all_formats()) {
+      if (f->is_activation) continue;
+      if (!fmt->empty() && find_format(*fmt) != f) continue;
+      const Case c = make_case(*f, *m_gemm, *n, *k);
+      std::vector<double> v, mag;
+      const double t_deq = median_seconds(*reps, [&] { (void)decode_tensor(c.w, v, mag); });
+      Reference ref;
+      const Precision p{ActQuant::none, 23, nullptr, OutType::f32};
+      const double t_mv = median_seconds(*reps, [&] { (void)matmul_ref(c.w, c.x.data(), 1, p, ref); });
+      const double t_gemm = median_seconds(1, [&] { (void)matmul_ref(c.w, c.x.data(), *m_gemm, p, ref); });
+      double t_kdeq = 0, t_kmv = 0, t_kq = 0;
+      std::vector<float> out(static_cast<size_t>(*n * *k));
+      for (const KernelInfo& kk : all_kernels()) {
+        if (kk.format != f->id || kk.backend != BackendId::cpu) continue;
+        if (kk.op == Op::dequant && kk.prec.out == OutType::f32)
+          t_kdeq = median_seconds(*reps, [&] { kk.dequant(c.w.bytes.data(), *n, *k, out.data()); });
+        else if (kk.op == Op::matmul && kk.max_m > 0 && kk.prec.act == ActQuant::none)
+          t_kmv = median_seconds(*reps, [&] { kk.matmul(c.w.bytes.data(), *n, *k, c.x.data(), 1, out.data()); });
+        else if (kk.op == Op::matmul && kk.max_m > 0 && !kk.accepts)
+          t_kq = median_seconds(*reps, [&] { kk.matmul(c.w.bytes.data(), *n, *k, c.x.data(), 1, out.data()); });
+      }
+      const double elems = static_cast<double>(*n) * static_cast<double>(*k);
+      std::printf("| %s | %.1f | %.3f | %.2f | %.1f | %.2f | %s |\n", std::string(f->name).c_str(), elems / t_deq / 1e6,
+                  t_mv, t_gemm, t_kdeq > 0 ? elems / t_kdeq / 1e6 : 0.0, t_kmv * 1e3,
+                  t_kq > 0 ? std::to_string(t_kq * 1e3).substr(0, 6).c_str() : "-");
+      std::fflush(stdout);
+    }
+  });
+}
+
+}  // namespace qgate::cli
