@@ -30,6 +30,11 @@ const PropertyInfo* find_property(std::string_view name) {
 }
 
 bool applies(const PropertyInfo& p, const KernelInfo& k) {
+  if (p.id == PropertyId::every_scale_pattern) {  // block formats with a scale field
+    const FormatInfo& f = format_info(k.format);
+    std::string unused;
+    if (first_field_patterns(f, unused).empty()) return false;
+  }
   return p.applies == "any" || p.applies == op_name(k.op);
 }
 
@@ -138,6 +143,31 @@ PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOp
       if (r.case_file.empty()) r.failure += " (regression case not written: " + err + ")";
     }
   };
+
+  if (p.id == PropertyId::every_scale_pattern) {
+    const FormatInfo& f = format_info(k.format);
+    const std::vector<uint32_t> all = first_field_patterns(f, r.coverage);
+    constexpr size_t kChunk = 4096;  // rows per case, so memory stays small
+    for (size_t at = 0; at < all.size() && r.pass; at += kChunk) {
+      const std::vector<uint32_t> part(all.begin() + static_cast<std::ptrdiff_t>(at),
+                                       all.begin() + static_cast<std::ptrdiff_t>(std::min(all.size(), at + kChunk)));
+      Case c;
+      materialize_scale_sweep(f, part, r.seed + at, c);
+      const CaseOutcome o = run_case(k, c, false);
+      ++r.cases;
+      r.evidence += has_evidence(o.verdict);
+      if (!o.pass()) {
+        r.pass = false;
+        r.failure = o.summary() + " (patterns " + std::to_string(at) + ".." + std::to_string(at + part.size() - 1) + ")";
+        r.repro = "qgate gate --kernel " + k.name + " --property every_scale_pattern --seed " + std::to_string(r.seed);
+        if (!opt.regression_dir.empty()) {
+          std::string err;
+          r.case_file = write_case_file(opt.regression_dir, k.name, std::string(p.name), c, r.failure, err);
+        }
+      }
+    }
+    return r;
+  }
 
   if (p.cases == 0) {  // exhaustive: every code at every lane
     const FormatInfo& f = format_info(k.format);

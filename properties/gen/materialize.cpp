@@ -122,6 +122,63 @@ int32_t pattern_code(CodeMode mode, int levels, int zero_code, int64_t row, int6
   return 0;
 }
 
+std::vector<uint32_t> first_field_patterns(const FormatInfo& f, std::string& coverage) {
+  std::vector<uint32_t> v;
+  if (f.tensor_level() || f.fields.empty()) return v;
+  switch (f.fields[0].kind) {
+    case FieldKind::f16:
+      for (uint32_t b = 0; b < 65536; ++b)
+        if ((b & 0x7C00) != 0x7C00) v.push_back(b);
+      coverage = "exhaustive: " + std::to_string(v.size()) + " of 63488 finite fp16 patterns of " + f.fields[0].name;
+      break;
+    case FieldKind::e8m0:
+      for (uint32_t b = 0; b < 255; ++b) v.push_back(b);
+      coverage = "exhaustive: 255 of 255 e8m0 patterns of " + std::string(f.fields[0].name) + " (0xFF is NaN, refused)";
+      break;
+    case FieldKind::f32:
+      for (uint32_t e = 0; e < 255; ++e)
+        for (uint32_t m = 0; m < 256; ++m)
+          for (uint32_t sgn = 0; sgn < 2; ++sgn) v.push_back((sgn << 31) | (e << 23) | (m * 0x8081u & 0x7FFFFF));
+      coverage = "stratified: " + std::to_string(v.size()) + " f32 patterns of " + std::string(f.fields[0].name) +
+                 " (every exponent x 256 mantissas x sign)";
+      break;
+    default: break;
+  }
+  return v;
+}
+
+std::string materialize_scale_sweep(const FormatInfo& f, const std::vector<uint32_t>& patterns, uint64_t seed,
+                                    Case& out) {
+  if (f.tensor_level()) return "not a block format";
+  Rng r(seed);
+  const uint64_t salt = r.next();
+  out.spec = CaseSpec{};
+  out.spec.n = static_cast<int64_t>(patterns.size());
+  out.spec.k = f.block_elems;
+  out.spec.codes = CodeMode::both;
+  out.spec.seed = seed;
+  out.w.fmt = &f;
+  out.w.n = out.spec.n;
+  out.w.k = f.block_elems;
+  out.w.bytes.assign(patterns.size() * f.block_bytes, 0);
+  out.x.clear();
+  BlockFields bf;
+  for (size_t row = 0; row < patterns.size(); ++row) {
+    bf.codes.resize(static_cast<size_t>(f.block_elems));
+    for (int i = 0; i < f.block_elems; ++i) {
+      int32_t c = pattern_code(CodeMode::both, f.code_levels, f.zero_code, static_cast<int64_t>(row), i, f.block_elems, salt, 0);
+      while (f.code_valid && !f.code_valid(c)) c = (c + 1) % f.code_levels;
+      bf.codes[i] = c;
+    }
+    bf.fields.clear();
+    for (const FieldSpec& fs : f.fields)
+      for (int c = 0; c < fs.count; ++c) bf.fields.push_back(field_value(r, fs, ScaleMode::normal, false));
+    bf.fields[0] = patterns[row];
+    f.pack_block(bf, out.w.bytes.data() + row * f.block_bytes);
+  }
+  return {};
+}
+
 std::string materialize(const FormatInfo& f, const CaseSpec& s, bool for_matmul, Case& out) {
   out.spec = s;
   if (f.tensor_level()) {

@@ -36,6 +36,13 @@ class Rng {
 // Returns an error message for specs the format cannot take (k not a whole number of blocks).
 std::string materialize(const FormatInfo& f, const CaseSpec& spec, bool for_matmul, Case& out);
 
+// Exhaustive scale sweep: every admissible bit pattern of a block format's first field
+// (all finite fp16, all e8m0 but the NaN 0xFF; for f32 every exponent x 256 mantissas x
+// sign), one block per row, other fields normal, codes varying in both axes.
+std::vector<uint32_t> first_field_patterns(const FormatInfo& f, std::string& coverage);
+std::string materialize_scale_sweep(const FormatInfo& f, const std::vector<uint32_t>& patterns, uint64_t seed,
+                                    Case& out);
+
 // The code the pattern puts at element (row, col): exposed for the generator's own tests.
 int32_t pattern_code(CodeMode mode, int levels, int zero_code, int64_t row, int64_t col, int elems_per_block,
                      uint64_t salt, int64_t hot_lane);
