@@ -17,6 +17,7 @@ DecodeError matmul_ref(const QTensor& w, const float* x, int64_t m, const Precis
   std::vector<double> wv, wm;
   if (auto e = decode_tensor(w, wv, wm)) return e;
   const QuantizedActs xa = quantize_act_ref(p.act, x, m, w.k);
+  if (!xa.error.empty()) return {"matmul: " + xa.error};
   const int64_t depth = (p.depth ? p.depth(w.k) : w.k) + 4;
   const double g = gamma(depth, p.acc_fraction_bits);
   const double uo = out_unit_roundoff(p.out);
@@ -33,13 +34,19 @@ DecodeError matmul_ref(const QTensor& w, const float* x, int64_t m, const Precis
     for (int64_t n = 0; n < w.n; ++n) {
       const double* wr = wv.data() + n * w.k;
       const double* mr = wm.data() + n * w.k;
-      // Neumaier-compensated fp64 sum: the oracle's own error stays ~2^-53 |y| + K 2^-106 S.
+      // Exact products (TwoProduct: t + e = w*x exactly, e by fma) summed with Neumaier
+      // compensation: the oracle's own error stays ~2^-53 |y| + K 2^-105 S, far inside the
+      // 2^-50 S the bound reserves for it.
       double sum = 0, comp = 0, s = 0, tie = 0;
-      for (int64_t kk = 0; kk < w.k; ++kk) {
-        const double t = wr[kk] * xr[kk];
+      auto add = [&](double t) {
         const double ns = sum + t;
         comp += std::fabs(sum) >= std::fabs(t) ? (sum - ns) + t : (t - ns) + sum;
         sum = ns;
+      };
+      for (int64_t kk = 0; kk < w.k; ++kk) {
+        const double t = wr[kk] * xr[kk];
+        add(t);
+        add(std::fma(wr[kk], xr[kk], -t));
         s += mr[kk] * std::fabs(xr[kk]);
         tie += mr[kk] * tr[kk];  // mag >= |w| also covers the neighbour code's roundings
       }

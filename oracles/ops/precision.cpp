@@ -27,7 +27,8 @@ double out_unit_roundoff(OutType o) {
   return o == OutType::f32 ? std::ldexp(1.0, -24) : o == OutType::f16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
 }
 double out_half_min_sub(OutType o) {
-  return o == OutType::f16 ? std::ldexp(1.0, -25) : std::ldexp(1.0, -150);
+  // Half the smallest subnormal of the output type: f16 2^-24, bf16 2^-133, f32 2^-149.
+  return o == OutType::f16 ? std::ldexp(1.0, -25) : o == OutType::bf16 ? std::ldexp(1.0, -134) : std::ldexp(1.0, -150);
 }
 double out_max_finite(OutType o) {
   return o == OutType::f32 ? scalar::kF32.max_finite : o == OutType::f16 ? scalar::kF16.max_finite : scalar::kBF16.max_finite;

@@ -26,7 +26,8 @@ bool near_half(double t) {
   return std::fabs(frac - 0.5) <= kTieUlps * f32_ulp(t);
 }
 
-void quantize_q8_1_row(const float* x, int64_t k, uint8_t* out, double* val, double* tie, int64_t& ties) {
+void quantize_q8_1_row(const float* x, int64_t k, uint8_t* out, double* val, double* tie, int64_t& ties,
+                       std::string& error) {
   for (int64_t b = 0; b < k / 32; ++b) {
     const float* xb = x + b * 32;
     double amax = 0;
@@ -34,6 +35,8 @@ void quantize_q8_1_row(const float* x, int64_t k, uint8_t* out, double* val, dou
     const double d = f32(amax / 127.0);
     const uint16_t d16 = scalar::to_f16(d);
     const double dq = scalar::from_f16(d16);
+    if (!std::isfinite(dq) && error.empty())
+      error = "q8_1 activation scale overflows fp16 (block amax " + std::to_string(amax) + " > 65504*127)";
     uint8_t* blk = out + b * 36;
     le::put16(blk, d16);
     int sum = 0;
@@ -55,7 +58,8 @@ void quantize_q8_1_row(const float* x, int64_t k, uint8_t* out, double* val, dou
   }
 }
 
-void quantize_q8_K_row(const float* x, int64_t k, uint8_t* out, double* val, double* tie, int64_t& ties) {
+void quantize_q8_K_row(const float* x, int64_t k, uint8_t* out, double* val, double* tie, int64_t& ties,
+                       std::string& error) {
   for (int64_t b = 0; b < k / 256; ++b) {
     const float* xb = x + b * 256;
     double amax = 0, max = 0;
@@ -70,6 +74,12 @@ void quantize_q8_K_row(const float* x, int64_t k, uint8_t* out, double* val, dou
       continue;
     }
     const double iscale = f32(-127.0 / max);
+    if (!std::isfinite(iscale)) {  // ggml asserts here; qgate refuses the input instead
+      if (error.empty()) error = "q8_K activation iscale = -127/max overflows f32 (|max| = " + std::to_string(amax) + ")";
+      for (int i = 0; i < 292; ++i) blk[i] = 0;
+      for (int i = 0; i < 256; ++i) { val[b * 256 + i] = 0; tie[b * 256 + i] = 0; }
+      continue;
+    }
     const double d = f32(1.0 / iscale);
     le::put32(blk, scalar::to_f32(d));
     for (int j = 0; j < 16; ++j) {
@@ -146,13 +156,13 @@ QuantizedActs quantize_act_ref(ActQuant a, const float* x, int64_t m, int64_t k)
       r.blocks.resize(static_cast<size_t>(m * (k / 32) * 36));
       for (int64_t row = 0; row < m; ++row)
         quantize_q8_1_row(x + row * k, k, r.blocks.data() + row * (k / 32) * 36, r.value.data() + row * k,
-                          r.tie_step.data() + row * k, r.ties);
+                          r.tie_step.data() + row * k, r.ties, r.error);
       break;
     case ActQuant::q8_K:
       r.blocks.resize(static_cast<size_t>(m * (k / 256) * 292));
       for (int64_t row = 0; row < m; ++row)
         quantize_q8_K_row(x + row * k, k, r.blocks.data() + row * (k / 256) * 292, r.value.data() + row * k,
-                          r.tie_step.data() + row * k, r.ties);
+                          r.tie_step.data() + row * k, r.ties, r.error);
       break;
     case ActQuant::fp8_e4m3_token:
       r.row_scale.resize(static_cast<size_t>(m));

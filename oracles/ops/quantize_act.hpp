@@ -4,6 +4,7 @@
 // equivalent formula (x*(1/d) for x/d, a different tie rule) may pick the neighbour code.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "oracles/ops/precision.hpp"
@@ -19,6 +20,9 @@ struct QuantizedActs {
   std::vector<float> row_scale;  // fp8_e4m3_token: one f32 scale per row
   std::vector<uint8_t> fp8;      // fp8_e4m3_token: [m][k] codes
   int64_t ties = 0;
+  // Set when the declared quantization cannot represent the input: a q8_1 scale that
+  // overflows fp16 (amax > 65504*127), a q8_K iscale that overflows f32 (|max| tiny).
+  std::string error;
 };
 
 // Block length the quantization needs k to be a multiple of (1 = none).
