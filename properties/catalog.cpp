@@ -173,9 +173,9 @@ PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOp
     const FormatInfo& f = format_info(k.format);
     CaseSpec s;
     s.codes = CodeMode::diagonal;
-    const int lanes = f.tensor_level() ? 8 : f.block_elems;
+    const int lanes = f.tensor_level() ? 8 : f.codes();
     s.n = f.tensor_level() ? 16 : f.code_levels;
-    s.k = f.tensor_level() ? 32 : f.block_elems;
+    s.k = f.tensor_level() ? 32 : f.block_elems;  // one block: every code position once per row
     s.seed = r.seed;
     const CaseOutcome o = run_spec(k, p, s);
     int valid = 0;

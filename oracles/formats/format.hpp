@@ -28,6 +28,7 @@ enum class FieldKind {
   s6,     // 6-bit field read as value-32 (q3_K scales)
   s8,     // int8 scale (q6_K)
   s16,    // int16 (q8_K bsums)
+  ubits,  // an unsigned field of FieldSpec::bits bits (IQ sign indices, scale nibbles, delta signs)
 };
 
 struct FieldSpec {
@@ -35,9 +36,11 @@ struct FieldSpec {
   FieldKind kind;
   int count;
   bool derived = false;  // computed from codes (q8_1 s, q8_K bsums), not free to choose
+  int bits = 0;          // FieldKind::ubits only
 };
 
-// A block's contents in format-independent form: one code per element and the raw bit
+// A block's contents in format-independent form: the codes (one per element, or for
+// codebook formats one grid index per group: FormatInfo::codes_per_block) and the raw bit
 // pattern of every field, in FieldSpec order with each spec expanded to `count` entries.
 struct BlockFields {
   std::vector<int32_t> codes;
@@ -76,6 +79,10 @@ struct FormatInfo {
   // Codes that decode to a non-finite element (fp8 NaN/Inf bytes) are not valid for
   // generation; nullptr = every code in 0..code_levels-1 is valid.
   bool (*code_valid)(int32_t code) = nullptr;
+  // Codes per block when a code is not one element (IQ grid indices per 4 or 8
+  // elements); 0 = one code per element.
+  int codes_per_block = 0;
+  int codes() const { return codes_per_block ? codes_per_block : block_elems; }
 
   bool tensor_level() const { return block_elems == 0; }
   int field_count() const {

@@ -45,8 +45,9 @@ uint32_t f32_field(Rng& r, ScaleMode mode, bool for_matmul) {
   }
 }
 
-uint32_t small_field(Rng& r, FieldKind kind, ScaleMode mode) {
-  const uint32_t levels = kind == FieldKind::u4 ? 16 : kind == FieldKind::s8 ? 256 : 64;
+uint32_t small_field(Rng& r, FieldKind kind, int bits, ScaleMode mode) {
+  const uint32_t levels = kind == FieldKind::ubits ? (1u << bits)
+                        : kind == FieldKind::u4 ? 16 : kind == FieldKind::s8 ? 256 : 64;
   switch (mode) {
     case ScaleMode::sub_extreme: return r.below(2) ? levels - 1 : (kind == FieldKind::s8 ? 0x80 : 0);
     case ScaleMode::zero: return kind == FieldKind::s6 ? 32 : 0;  // s6 stores value + 32
@@ -70,7 +71,7 @@ uint32_t field_value(Rng& r, const FieldSpec& fs, ScaleMode mode, bool for_matmu
         default: return 127 - 8 + r.below(17);
       }
     case FieldKind::s16: return 0;  // derived
-    default: return small_field(r, fs.kind, mode);
+    default: return small_field(r, fs.kind, fs.bits, mode);
   }
 }
 
@@ -164,9 +165,9 @@ std::string materialize_scale_sweep(const FormatInfo& f, const std::vector<uint3
   out.x.clear();
   BlockFields bf;
   for (size_t row = 0; row < patterns.size(); ++row) {
-    bf.codes.resize(static_cast<size_t>(f.block_elems));
-    for (int i = 0; i < f.block_elems; ++i) {
-      int32_t c = pattern_code(CodeMode::both, f.code_levels, f.zero_code, static_cast<int64_t>(row), i, f.block_elems, salt, 0);
+    bf.codes.resize(static_cast<size_t>(f.codes()));
+    for (int i = 0; i < f.codes(); ++i) {
+      int32_t c = pattern_code(CodeMode::both, f.code_levels, f.zero_code, static_cast<int64_t>(row), i, f.codes(), salt, 0);
       while (f.code_valid && !f.code_valid(c)) c = (c + 1) % f.code_levels;
       bf.codes[i] = c;
     }
@@ -187,7 +188,7 @@ std::string materialize(const FormatInfo& f, const CaseSpec& s, bool for_matmul,
     if (s.k % f.block_elems) return "k=" + std::to_string(s.k) + " is not a multiple of the block size";
     Rng r(s.seed);
     const uint64_t salt = r.next();
-    const int64_t hot = r.below(static_cast<uint32_t>(f.block_elems));
+    const int64_t hot = r.below(static_cast<uint32_t>(f.codes()));
     const int64_t nb = s.k / f.block_elems;
     out.w.fmt = &f;
     out.w.n = s.n;
@@ -196,9 +197,9 @@ std::string materialize(const FormatInfo& f, const CaseSpec& s, bool for_matmul,
     BlockFields bf;
     for (int64_t row = 0; row < s.n; ++row)
       for (int64_t b = 0; b < nb; ++b) {
-        bf.codes.resize(static_cast<size_t>(f.block_elems));
-        for (int i = 0; i < f.block_elems; ++i) {
-          int32_t c = pattern_code(s.codes, f.code_levels, f.zero_code, row, b * f.block_elems + i, f.block_elems,
+        bf.codes.resize(static_cast<size_t>(f.codes()));
+        for (int i = 0; i < f.codes(); ++i) {
+          int32_t c = pattern_code(s.codes, f.code_levels, f.zero_code, row, b * f.codes() + i, f.codes(),
                                    salt, hot);
           while (f.code_valid && !f.code_valid(c)) c = (c + 1) % f.code_levels;
           bf.codes[i] = c;
