@@ -1,12 +1,23 @@
 #include "backends/backend.hpp"
 
+#ifdef QGATE_HAVE_VULKAN
+#include "backends/vulkan/vk_runtime.hpp"
+#endif
+
 namespace qgate {
 
 Availability probe_backend(BackendId b) {
   switch (b) {
     case BackendId::cpu: return {true, "host CPU"};
-    case BackendId::vulkan:
-      return {false, "not built in this configuration: no Vulkan runtime in this build yet (issue: Vulkan backend)"};
+    case BackendId::vulkan: {
+#ifdef QGATE_HAVE_VULKAN
+      std::string why;
+      if (vk::Runtime* rt = vk::Runtime::instance(why)) return {true, rt->info().describe()};
+      return {false, why};
+#else
+      return {false, std::string("not built in this configuration: ") + QGATE_VULKAN_WHY};
+#endif
+    }
     case BackendId::cuda:
       return {false, "not built in this configuration: no CUDA runtime in this build yet (issue: CUDA backend)"};
     case BackendId::hip:

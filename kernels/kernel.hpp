@@ -29,6 +29,11 @@ using DequantFn = const char* (*)(const uint8_t* w, int64_t n, int64_t k, void* 
 using MatmulFn = const char* (*)(const uint8_t* w, int64_t n, int64_t k, const float* x, int64_t m, void* y);
 // Why this kernel cannot take this tensor (nullptr = it can): e.g. act-order g_idx.
 using AcceptsFn = const char* (*)(const QTensor& w);
+struct KernelInfo;
+class GuardedBuffer;
+// Device backends launch through this: upload w (and x for matmul), mirror `out`'s whole
+// guarded region on the device, run, and copy the region back.
+using LaunchFn = const char* (*)(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out);
 
 struct KernelInfo {
   std::string name;
@@ -42,6 +47,8 @@ struct KernelInfo {
   DequantFn dequant = nullptr;
   MatmulFn matmul = nullptr;
   AcceptsFn accepts = nullptr;
+  LaunchFn launch = nullptr;          // device backends (CPU kernels use dequant / matmul)
+  const void* device_code = nullptr;  // backend-specific (Vulkan: the vk::Shader)
 };
 
 std::span<const KernelInfo> all_kernels();

@@ -6,6 +6,9 @@
 #include "kernels/kernel.hpp"
 
 namespace qgate {
+#ifdef QGATE_HAVE_VULKAN
+void add_vulkan_kernels(std::vector<KernelInfo>& v);  // kernels/vulkan/registry_vk.cpp
+#endif
 namespace {
 
 template <int64_t Div, int64_t Add>
@@ -83,6 +86,9 @@ std::vector<KernelInfo> build() {
 #include "kernels/cpu/kernels.inc"
 #undef QGATE_CPU_BLOCK_FORMAT
   add_gptq(v);
+#ifdef QGATE_HAVE_VULKAN
+  add_vulkan_kernels(v);
+#endif
   return v;
 }
 

@@ -1,6 +1,6 @@
 #include "properties/testbed.hpp"
 
-#include "backends/cpu/guarded.hpp"
+#include "backends/guarded.hpp"
 
 namespace qgate {
 
@@ -30,6 +30,7 @@ CaseOutcome run_case(const KernelInfo& k, const Case& c, bool check_determinism)
     return o;
   }
   auto launch = [&](GuardedBuffer& buf) -> const char* {
+    if (k.launch) return k.launch(k, c.w, c.x.data(), c.spec.m, buf);
     if (k.op == Op::dequant) return k.dequant(c.w.bytes.data(), c.w.n, c.w.k, buf.data());
     return k.matmul(c.w.bytes.data(), c.w.n, c.w.k, c.x.data(), c.spec.m, buf.data());
   };

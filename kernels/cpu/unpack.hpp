@@ -38,6 +38,17 @@ QGATE_UNPACKER(q3_K, 256, 16, 110, false)
 QGATE_UNPACKER(q4_K, 256, 32, 144, false)
 QGATE_UNPACKER(q5_K, 256, 32, 176, false)
 QGATE_UNPACKER(q6_K, 256, 16, 210, false)
+QGATE_UNPACKER(iq2_xxs, 256, 32, 66, false)   // q = grid * sign, d[j] = d * (2s+1) / 8
+QGATE_UNPACKER(iq2_xs, 256, 16, 74, false)    // d[j] = d * (2s+1) / 8 per 16
+QGATE_UNPACKER(iq2_s, 256, 16, 82, false)     // d[j] = d * (2s+1) / 8 per 16
+QGATE_UNPACKER(iq3_xxs, 256, 32, 98, false)   // d[j] = d * (2s+1) / 4
+QGATE_UNPACKER(iq3_s, 256, 32, 110, false)    // d[j] = d * (2s+1)
+QGATE_UNPACKER(iq1_s, 256, 32, 50, false)     // q = 8*g +- 1 (the delta), d[j] = d * (2s+1) / 8
+QGATE_UNPACKER(iq1_m, 256, 16, 56, false)     // q = 8*g +- 1 (the delta), d[j] = d * (2s+1) / 8 per 16
+QGATE_UNPACKER(iq4_nl, 32, 32, 18, false)     // q = kvalues_iq4nl[code], d[0] = d
+QGATE_UNPACKER(iq4_xs, 256, 32, 136, false)   // q = kvalues_iq4nl[code], d[j] = d * (ls - 32)
+QGATE_UNPACKER(tq1_0, 256, 256, 54, false)    // q = trit - 1, d[0] = d
+QGATE_UNPACKER(tq2_0, 256, 256, 66, false)    // q = code - 1, d[0] = d
 QGATE_UNPACKER(mxfp4, 32, 32, 17, false)
 QGATE_UNPACKER(fp8_e4m3, 32, 32, 36, true)
 QGATE_UNPACKER(fp8_e5m2, 32, 32, 36, true)

@@ -1,5 +1,7 @@
 // A host output buffer with redzones on both sides and the payload pre-filled with a NaN
 // poison, so a kernel that writes past its output or leaves elements unwritten is seen.
+// Device backends mirror the whole region (redzones included) on the device, launch into
+// the payload, and copy the whole region back, so device-side damage shows here too.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -11,17 +13,19 @@ namespace qgate {
 
 class GuardedBuffer {
  public:
-  // Redzones are as large as the payload (at least 64 bytes): a tile that writes a few
-  // rows past the end lands in the guard, not in someone else's memory.
+  // Redzones are as large as the payload (at least 64 bytes, a multiple of 16): a tile
+  // that writes a few rows past the end lands in the guard, not in someone else's memory.
   GuardedBuffer(int64_t elements, OutType type)
       : elem_(type == OutType::f32 ? 4 : 2), bytes_(static_cast<size_t>(elements) * elem_),
-        red_(std::max<size_t>(64, bytes_)), mem_(bytes_ + 2 * red_, kRedzoneByte) {
+        red_((std::max<size_t>(64, bytes_) + 15) / 16 * 16), mem_(bytes_ + 2 * red_, kRedzoneByte) {
     for (int64_t i = 0; i < elements; ++i) {
       if (type == OutType::f32) std::memcpy(data() + 4 * i, &kPoisonF32, 4);
       else std::memcpy(data() + 2 * i, type == OutType::f16 ? &kPoisonF16 : &kPoisonBF16, 2);
     }
   }
   uint8_t* data() { return mem_.data() + red_; }
+  uint8_t* region() { return mem_.data(); }  // redzone + payload + redzone, 16-byte aligned offsets
+  size_t region_bytes() const { return mem_.size(); }
   const uint8_t* data() const { return mem_.data() + red_; }
   const uint8_t* before() const { return mem_.data(); }
   const uint8_t* after() const { return mem_.data() + red_ + bytes_; }

@@ -1,0 +1,294 @@
+#include "backends/vulkan/vk_runtime.hpp"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"  // Vulkan structs: {sType} then zero
+
+#include <vulkan/vulkan.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace qgate::vk {
+
+std::string DeviceInfo::describe() const {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s, Vulkan %u.%u, subgroup %u, int8 dot %s, f32 denormals %s", name.c_str(),
+                VK_API_VERSION_MAJOR(api_version), VK_API_VERSION_MINOR(api_version), subgroup_size,
+                int8_dot ? "accelerated" : "no", denorm_preserve_f32 ? "preserved" : "may flush");
+  return buf;
+}
+
+namespace {
+struct BufferImpl {
+  VkBuffer buf = VK_NULL_HANDLE;
+  VkDeviceMemory mem = VK_NULL_HANDLE;
+};
+struct Pipeline {
+  VkShaderModule module = VK_NULL_HANDLE;
+  VkDescriptorSetLayout dsl = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipe = VK_NULL_HANDLE;
+};
+std::string vkerr(const char* what, VkResult r) { return std::string(what) + " failed (VkResult " + std::to_string(r) + ")"; }
+}  // namespace
+
+struct Runtime::Impl {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice phys = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t queue_family = 0;
+  VkCommandPool pool = VK_NULL_HANDLE;
+  VkDescriptorPool dpool = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  uint32_t host_mem_type = UINT32_MAX;
+  std::map<const uint32_t*, Pipeline> pipelines;
+  std::mutex mu;
+};
+
+struct RuntimeBuilder {
+  static Runtime* build(std::string& why) {
+    auto rt = std::unique_ptr<Runtime>(new Runtime());
+    rt->impl_ = new Runtime::Impl();
+    Runtime::Impl& I = *rt->impl_;
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.pApplicationName = "qgate";
+    app.apiVersion = VK_API_VERSION_1_2;
+    VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    ici.pApplicationInfo = &app;
+    if (VkResult r = vkCreateInstance(&ici, nullptr, &I.instance); r != VK_SUCCESS) {
+      why = "no Vulkan instance (" + vkerr("vkCreateInstance", r) + "; is a Vulkan driver installed?)";
+      return nullptr;
+    }
+    uint32_t n = 0;
+    vkEnumeratePhysicalDevices(I.instance, &n, nullptr);
+    if (n == 0) {
+      why = "no Vulkan device (the loader found no driver: install mesa-vulkan-drivers for lavapipe)";
+      return nullptr;
+    }
+    std::vector<VkPhysicalDevice> devs(n);
+    vkEnumeratePhysicalDevices(I.instance, &n, devs.data());
+    const char* want = std::getenv("QGATE_VULKAN_DEVICE");
+    int chosen = -1;
+    std::string names;
+    for (uint32_t i = 0; i < n; ++i) {
+      VkPhysicalDeviceProperties p;
+      vkGetPhysicalDeviceProperties(devs[i], &p);
+      names += (names.empty() ? "" : ", ") + std::to_string(i) + ": " + p.deviceName;
+      if (want && *want) {
+        char* end = nullptr;
+        const long idx = std::strtol(want, &end, 10);
+        if ((*end == 0 && idx == static_cast<long>(i)) || (*end != 0 && std::strstr(p.deviceName, want))) {
+          if (chosen < 0) chosen = static_cast<int>(i);
+        }
+      } else if (chosen < 0) {
+        chosen = static_cast<int>(i);
+      }
+    }
+    if (chosen < 0) {
+      why = std::string("QGATE_VULKAN_DEVICE='") + want + "' matches no device (" + names + ")";
+      return nullptr;
+    }
+    I.phys = devs[chosen];
+    uint32_t qn = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(I.phys, &qn, nullptr);
+    std::vector<VkQueueFamilyProperties> qf(qn);
+    vkGetPhysicalDeviceQueueFamilyProperties(I.phys, &qn, qf.data());
+    I.queue_family = UINT32_MAX;
+    for (uint32_t i = 0; i < qn; ++i)
+      if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) { I.queue_family = i; break; }
+    if (I.queue_family == UINT32_MAX) {
+      why = "the Vulkan device has no compute queue";
+      return nullptr;
+    }
+    // Device facts the gate reports (and kernels may depend on).
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(I.phys, &props);
+    VkPhysicalDeviceSubgroupProperties sg{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceFloatControlsProperties fc{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
+    sg.pNext = &fc;
+    VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    p2.pNext = &sg;
+    vkGetPhysicalDeviceProperties2(I.phys, &p2);
+    rt->info_.name = props.deviceName;
+    rt->info_.api_version = props.apiVersion;
+    rt->info_.subgroup_size = sg.subgroupSize;
+    rt->info_.denorm_preserve_f32 = fc.shaderDenormPreserveFloat32;
+    uint32_t en = 0;
+    vkEnumerateDeviceExtensionProperties(I.phys, nullptr, &en, nullptr);
+    std::vector<VkExtensionProperties> exts(en);
+    vkEnumerateDeviceExtensionProperties(I.phys, nullptr, &en, exts.data());
+    for (const auto& e : exts)
+      if (std::strcmp(e.extensionName, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME) == 0) {
+        VkPhysicalDeviceShaderIntegerDotProductProperties dp{
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES};
+        VkPhysicalDeviceProperties2 q{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+        q.pNext = &dp;
+        vkGetPhysicalDeviceProperties2(I.phys, &q);
+        rt->info_.int8_dot = dp.integerDotProduct4x8BitPackedSignedAccelerated;
+      }
+
+    const float prio = 1.0f;
+    VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+    qci.queueFamilyIndex = I.queue_family;
+    qci.queueCount = 1;
+    qci.pQueuePriorities = &prio;
+    VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    dci.queueCreateInfoCount = 1;
+    dci.pQueueCreateInfos = &qci;
+    if (VkResult r = vkCreateDevice(I.phys, &dci, nullptr, &I.device); r != VK_SUCCESS) {
+      why = vkerr("vkCreateDevice", r);
+      return nullptr;
+    }
+    vkGetDeviceQueue(I.device, I.queue_family, 0, &I.queue);
+    VkPhysicalDeviceMemoryProperties mp;
+    vkGetPhysicalDeviceMemoryProperties(I.phys, &mp);
+    const VkMemoryPropertyFlags need = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    for (uint32_t i = 0; i < mp.memoryTypeCount; ++i)
+      if ((mp.memoryTypes[i].propertyFlags & need) == need) { I.host_mem_type = i; break; }
+    if (I.host_mem_type == UINT32_MAX) {
+      why = "the Vulkan device has no host-visible coherent memory";
+      return nullptr;
+    }
+    VkCommandPoolCreateInfo cpi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    cpi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    cpi.queueFamilyIndex = I.queue_family;
+    vkCreateCommandPool(I.device, &cpi, nullptr, &I.pool);
+    VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 64};
+    VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    dpi.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
+    dpi.maxSets = 16;
+    dpi.poolSizeCount = 1;
+    dpi.pPoolSizes = &ps;
+    vkCreateDescriptorPool(I.device, &dpi, nullptr, &I.dpool);
+    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    vkCreateFence(I.device, &fci, nullptr, &I.fence);
+    return rt.release();
+  }
+};
+
+Runtime* Runtime::instance(std::string& why_not) {
+  static std::string why;
+  static Runtime* rt = RuntimeBuilder::build(why);  // kept for the process lifetime
+  why_not = why;
+  return rt;
+}
+
+Runtime::~Runtime() = default;  // process-lifetime singleton; the driver reclaims at exit
+
+Buffer Runtime::alloc(size_t bytes) {
+  Impl& I = *impl_;
+  auto* b = new BufferImpl();
+  VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  bci.size = bytes ? bytes : 4;
+  bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  vkCreateBuffer(I.device, &bci, nullptr, &b->buf);
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(I.device, b->buf, &req);
+  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  mai.allocationSize = req.size;
+  mai.memoryTypeIndex = I.host_mem_type;
+  Buffer out;
+  if (vkAllocateMemory(I.device, &mai, nullptr, &b->mem) != VK_SUCCESS) {
+    vkDestroyBuffer(I.device, b->buf, nullptr);
+    delete b;
+    return out;
+  }
+  vkBindBufferMemory(I.device, b->buf, b->mem, 0);
+  vkMapMemory(I.device, b->mem, 0, VK_WHOLE_SIZE, 0, &out.map);
+  out.handle = b;
+  out.bytes = bytes;
+  return out;
+}
+
+void Runtime::release(Buffer& b) {
+  if (!b.handle) return;
+  auto* x = static_cast<BufferImpl*>(b.handle);
+  vkUnmapMemory(impl_->device, x->mem);
+  vkDestroyBuffer(impl_->device, x->buf, nullptr);
+  vkFreeMemory(impl_->device, x->mem, nullptr);
+  delete x;
+  b = Buffer{};
+}
+
+std::string Runtime::dispatch(const Shader& s, std::span<Buffer* const> bindings, const void* push, uint32_t gx,
+                              uint32_t gy, uint32_t gz) {
+  Impl& I = *impl_;
+  std::lock_guard<std::mutex> lock(I.mu);
+  if (bindings.size() != s.bindings) return std::string(s.name) + ": wrong number of buffers";
+  for (Buffer* b : bindings)
+    if (!b || !b->handle) return std::string(s.name) + ": a buffer could not be allocated";
+  Pipeline& p = I.pipelines[s.words];
+  if (p.pipe == VK_NULL_HANDLE) {
+    VkShaderModuleCreateInfo smi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    smi.codeSize = s.word_count * 4;
+    smi.pCode = s.words;
+    if (VkResult r = vkCreateShaderModule(I.device, &smi, nullptr, &p.module); r != VK_SUCCESS)
+      return std::string(s.name) + ": " + vkerr("vkCreateShaderModule", r);
+    std::vector<VkDescriptorSetLayoutBinding> lb(s.bindings);
+    for (uint32_t i = 0; i < s.bindings; ++i)
+      lb[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    VkDescriptorSetLayoutCreateInfo dli{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    dli.bindingCount = s.bindings;
+    dli.pBindings = lb.data();
+    vkCreateDescriptorSetLayout(I.device, &dli, nullptr, &p.dsl);
+    VkPushConstantRange pcr{VK_SHADER_STAGE_COMPUTE_BIT, 0, s.push_bytes};
+    VkPipelineLayoutCreateInfo pli{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    pli.setLayoutCount = 1;
+    pli.pSetLayouts = &p.dsl;
+    pli.pushConstantRangeCount = s.push_bytes ? 1 : 0;
+    pli.pPushConstantRanges = &pcr;
+    vkCreatePipelineLayout(I.device, &pli, nullptr, &p.layout);
+    VkComputePipelineCreateInfo cpi{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    cpi.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT,
+                 p.module, "main", nullptr};
+    cpi.layout = p.layout;
+    if (VkResult r = vkCreateComputePipelines(I.device, VK_NULL_HANDLE, 1, &cpi, nullptr, &p.pipe); r != VK_SUCCESS)
+      return std::string(s.name) + ": " + vkerr("vkCreateComputePipelines", r);
+  }
+  VkDescriptorSetAllocateInfo dai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  dai.descriptorPool = I.dpool;
+  dai.descriptorSetCount = 1;
+  dai.pSetLayouts = &p.dsl;
+  VkDescriptorSet set;
+  if (VkResult r = vkAllocateDescriptorSets(I.device, &dai, &set); r != VK_SUCCESS) return vkerr("vkAllocateDescriptorSets", r);
+  std::vector<VkDescriptorBufferInfo> bi(s.bindings);
+  std::vector<VkWriteDescriptorSet> wr(s.bindings);
+  for (uint32_t i = 0; i < s.bindings; ++i) {
+    bi[i] = {static_cast<BufferImpl*>(bindings[i]->handle)->buf, 0, VK_WHOLE_SIZE};
+    wr[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, set, i, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, nullptr,
+             &bi[i], nullptr};
+  }
+  vkUpdateDescriptorSets(I.device, s.bindings, wr.data(), 0, nullptr);
+  VkCommandBufferAllocateInfo cai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  cai.commandPool = I.pool;
+  cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cai.commandBufferCount = 1;
+  VkCommandBuffer cb;
+  vkAllocateCommandBuffers(I.device, &cai, &cb);
+  VkCommandBufferBeginInfo cbi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  cbi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  vkBeginCommandBuffer(cb, &cbi);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipe);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, nullptr);
+  if (s.push_bytes) vkCmdPushConstants(cb, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, s.push_bytes, push);
+  vkCmdDispatch(cb, gx, gy, gz);
+  vkEndCommandBuffer(cb);
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cb;
+  vkResetFences(I.device, 1, &I.fence);
+  std::string err;
+  if (VkResult r = vkQueueSubmit(I.queue, 1, &si, I.fence); r != VK_SUCCESS) err = vkerr("vkQueueSubmit", r);
+  else if (VkResult w = vkWaitForFences(I.device, 1, &I.fence, VK_TRUE, 60ull * 1000 * 1000 * 1000); w != VK_SUCCESS)
+    err = vkerr("vkWaitForFences (60 s watchdog)", w);
+  vkFreeCommandBuffers(I.device, I.pool, 1, &cb);
+  vkFreeDescriptorSets(I.device, I.dpool, 1, &set);
+  return err;
+}
+
+}  // namespace qgate::vk

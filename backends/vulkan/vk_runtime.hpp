@@ -1,0 +1,56 @@
+// The Vulkan runtime: one instance and device per process (QGATE_VULKAN_DEVICE picks one
+// by index or name substring; the choice is printed), host-visible storage buffers, and
+// compute dispatch of SPIR-V compiled from GLSL at build time and embedded in the binary.
+// No device, no loader, no compute queue: instance() returns nullptr and says why.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace qgate::vk {
+
+struct DeviceInfo {
+  std::string name;
+  uint32_t api_version = 0;
+  uint32_t subgroup_size = 0;
+  bool int8_dot = false;            // VK_KHR_shader_integer_dot_product, 4x8-bit packed accelerated
+  bool denorm_preserve_f32 = false; // shaderDenormPreserveFloat32
+  std::string describe() const;
+};
+
+// SPIR-V embedded at build time (kernels/vulkan/*.comp via glslc).
+struct Shader {
+  const char* name;
+  const uint32_t* words;
+  size_t word_count;
+  uint32_t bindings;     // storage buffers 0..bindings-1
+  uint32_t push_bytes;   // push-constant block size
+};
+
+struct Buffer {
+  void* handle = nullptr;  // opaque: VkBuffer + memory + mapping live in the runtime
+  void* map = nullptr;     // host-visible, coherent
+  size_t bytes = 0;
+};
+
+class Runtime {
+ public:
+  static Runtime* instance(std::string& why_not);
+  const DeviceInfo& info() const { return info_; }
+  Buffer alloc(size_t bytes);
+  void release(Buffer& b);
+  // Records, submits and waits; returns "" or an error message.
+  std::string dispatch(const Shader& s, std::span<Buffer* const> bindings, const void* push, uint32_t gx,
+                       uint32_t gy = 1, uint32_t gz = 1);
+  ~Runtime();
+
+ private:
+  Runtime() = default;
+  struct Impl;
+  Impl* impl_ = nullptr;
+  DeviceInfo info_;
+  friend struct RuntimeBuilder;
+};
+
+}  // namespace qgate::vk

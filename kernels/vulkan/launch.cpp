@@ -1,0 +1,95 @@
+// Vulkan launches for the registered kernels: upload the weights (and activations), mirror
+// the guarded output region on the device, dispatch, copy the whole region back, so the
+// verdict sees device-side writes past the output and unwritten poison.
+#include <cstring>
+#include <string>
+
+#include "backends/guarded.hpp"
+#include "backends/vulkan/vk_runtime.hpp"
+#include "kernels/kernel.hpp"
+#include "kernels/mutant.hpp"
+
+#ifdef QGATE_MUTANTS  // mutant build only
+extern const qgate::vk::Shader qgate_vk_mutant_crossed_lanes_matvec_f32_q4_0;
+extern const qgate::vk::Shader qgate_vk_mutant_rows_past_m_matvec_f32_q6_K;
+#endif
+
+namespace qgate::vkk {
+namespace {
+
+// 2-D grid for more than 65535 workgroups.
+void grid(uint64_t groups, uint32_t& gx, uint32_t& gy) {
+  gx = static_cast<uint32_t>(std::min<uint64_t>(groups, 65535));
+  gy = static_cast<uint32_t>((groups + gx - 1) / (gx ? gx : 1));
+  if (gx == 0) gx = gy = 1;
+}
+
+thread_local std::string g_err;
+const char* fail(std::string msg) {
+  g_err = std::move(msg);
+  return g_err.c_str();
+}
+
+struct Scoped {
+  vk::Runtime* rt;
+  vk::Buffer b;
+  Scoped(vk::Runtime* r, size_t bytes) : rt(r), b(r->alloc((bytes + 3) / 4 * 4)) {}
+  ~Scoped() { rt->release(b); }
+};
+
+}  // namespace
+
+const char* dequant(const KernelInfo& k, const QTensor& w, const float*, int64_t, GuardedBuffer& out) {
+  std::string why;
+  vk::Runtime* rt = vk::Runtime::instance(why);
+  if (!rt) return fail("vulkan unavailable: " + why);
+  const auto* shader = static_cast<const vk::Shader*>(k.device_code);
+  Scoped wb(rt, w.bytes.size()), ob(rt, out.region_bytes());
+  if (!wb.b.map || !ob.b.map) return fail("vulkan: buffer allocation failed");
+  std::memcpy(wb.b.map, w.bytes.data(), w.bytes.size());
+  std::memcpy(ob.b.map, out.region(), out.region_bytes());
+  const uint64_t elems = static_cast<uint64_t>(w.n) * static_cast<uint64_t>(w.k);
+  const uint32_t push[2] = {static_cast<uint32_t>(elems), static_cast<uint32_t>(out.redzone() / 4)};
+  const uint64_t threads = k.prec.out == OutType::f16 ? (elems + 1) / 2 : elems;
+  uint32_t gx, gy;
+  grid((threads + 63) / 64, gx, gy);
+  vk::Buffer* binds[2] = {&wb.b, &ob.b};
+  if (std::string e = rt->dispatch(*shader, binds, push, gx, gy); !e.empty()) return fail(e);
+  std::memcpy(out.region(), ob.b.map, out.region_bytes());
+  return nullptr;
+}
+
+const char* matvec(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out) {
+  std::string why;
+  vk::Runtime* rt = vk::Runtime::instance(why);
+  if (!rt) return fail("vulkan unavailable: " + why);
+  const vk::Shader* shader = static_cast<const vk::Shader*>(k.device_code);
+#ifdef QGATE_MUTANTS
+  if (QGATE_MUTANT_ON(vk_crossed_nibble_lanes) && k.format == FormatId::q4_0)
+    shader = &qgate_vk_mutant_crossed_lanes_matvec_f32_q4_0;
+  if (QGATE_MUTANT_ON(vk_rows_past_m) && k.format == FormatId::q6_K) shader = &qgate_vk_mutant_rows_past_m_matvec_f32_q6_K;
+#endif
+  constexpr int64_t kRowsPerDispatch = 8;  // the shader keeps 8 accumulators
+  // The device buffer has slack past the mirrored region, so a shader writing all 8
+  // accumulator rows cannot corrupt memory; the region's after-redzone still sees it.
+  const size_t slack = static_cast<size_t>(kRowsPerDispatch * w.n) * 4;
+  Scoped wb(rt, w.bytes.size()), xb(rt, static_cast<size_t>(kRowsPerDispatch * w.k) * 4),
+      ob(rt, out.region_bytes() + slack);
+  if (!wb.b.map || !xb.b.map || !ob.b.map) return fail("vulkan: buffer allocation failed");
+  std::memcpy(wb.b.map, w.bytes.data(), w.bytes.size());
+  std::memcpy(ob.b.map, out.region(), out.region_bytes());
+  vk::Buffer* binds[3] = {&wb.b, &xb.b, &ob.b};
+  for (int64_t m0 = 0; m0 < m; m0 += kRowsPerDispatch) {
+    const int64_t rows = std::min(kRowsPerDispatch, m - m0);
+    std::memcpy(xb.b.map, x + m0 * w.k, static_cast<size_t>(rows * w.k) * 4);
+    const uint32_t push[4] = {static_cast<uint32_t>(w.n), static_cast<uint32_t>(w.k), static_cast<uint32_t>(rows),
+                              static_cast<uint32_t>(out.redzone() / 4 + m0 * w.n)};
+    uint32_t gx, gy;
+    grid(static_cast<uint64_t>(w.n), gx, gy);
+    if (std::string e = rt->dispatch(*shader, binds, push, gx, gy); !e.empty()) return fail(e);
+  }
+  std::memcpy(out.region(), ob.b.map, out.region_bytes());
+  return nullptr;
+}
+
+}  // namespace qgate::vkk

@@ -1,0 +1,50 @@
+// The Vulkan kernels, from kernels.inc: per format a dequant to f32, a dequant to f16 and a
+// mat-vec with f32 activations.
+#include <vector>
+
+#include "backends/vulkan/vk_runtime.hpp"
+#include "kernels/kernel.hpp"
+
+#define QGATE_VK_FORMAT(fmt)                                   \
+  extern const qgate::vk::Shader qgate_vk_dequant_f32_##fmt;   \
+  extern const qgate::vk::Shader qgate_vk_dequant_f16_##fmt;   \
+  extern const qgate::vk::Shader qgate_vk_matvec_f32_##fmt;
+#include "kernels/vulkan/kernels.inc"
+#undef QGATE_VK_FORMAT
+
+namespace qgate {
+namespace vkk {
+const char* dequant(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
+const char* matvec(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
+}  // namespace vkk
+
+namespace {
+int64_t matvec_depth(int64_t k) { return 2 * ((k + 63) / 64) + 7; }
+
+void add(std::vector<KernelInfo>& v, FormatId f, const vk::Shader& d32, const vk::Shader& d16, const vk::Shader& mv) {
+  const std::string fmt(format_info(f).name);
+  const int qk = format_info(f).block_elems;
+  KernelInfo a{"dequant_" + fmt + "_f32_vk", Op::dequant, BackendId::vulkan, f, Precision{ActQuant::none, 23, nullptr, OutType::f32}, Tile{1, 1, qk}};
+  a.launch = vkk::dequant;
+  a.device_code = &d32;
+  v.push_back(a);
+  KernelInfo b{"dequant_" + fmt + "_f16_vk", Op::dequant, BackendId::vulkan, f, Precision{ActQuant::none, 23, nullptr, OutType::f16}, Tile{1, 1, qk}};
+  b.launch = vkk::dequant;
+  b.device_code = &d16;
+  v.push_back(b);
+  KernelInfo c{"matmul_" + fmt + "_f32_vk", Op::matmul, BackendId::vulkan, f,
+               Precision{ActQuant::none, 23, matvec_depth, OutType::f32}, Tile{1, 1, qk}, 8};
+  c.launch = vkk::matvec;
+  c.device_code = &mv;
+  v.push_back(c);
+}
+}  // namespace
+
+void add_vulkan_kernels(std::vector<KernelInfo>& v) {
+#define QGATE_VK_FORMAT(fmt) \
+  add(v, FormatId::fmt, qgate_vk_dequant_f32_##fmt, qgate_vk_dequant_f16_##fmt, qgate_vk_matvec_f32_##fmt);
+#include "kernels/vulkan/kernels.inc"
+#undef QGATE_VK_FORMAT
+}
+
+}  // namespace qgate

@@ -1,0 +1,34 @@
+# Vulkan kernels: GLSL compiled to SPIR-V by glslc at build time and embedded in the
+# binary. The format list is read from kernels.inc (registered once). Included from
+# kernels/CMakeLists.txt (not a subdirectory: the generated sources must belong to the
+# directory whose targets compile them).
+set(vk_src ${CMAKE_CURRENT_SOURCE_DIR}/vulkan)
+file(STRINGS ${vk_src}/kernels.inc vk_lines REGEX "^QGATE_VK_FORMAT\\(")
+set(vk_shader_sources "")
+set(vk_dir ${CMAKE_CURRENT_BINARY_DIR}/vulkan/spv)
+file(MAKE_DIRECTORY ${vk_dir})
+set(vk_deps ${vk_src}/common.glsl ${vk_src}/formats.glsl
+            ${PROJECT_SOURCE_DIR}/cmake/embed_spirv.cmake)
+function(qgate_vk_shader comp fmt variant defines bindings push)
+  set(name ${variant}_${fmt})
+  set(spv ${vk_dir}/${name}.spv)
+  set(cpp ${vk_dir}/${name}.cpp)
+  add_custom_command(OUTPUT ${spv}
+    COMMAND ${QGATE_GLSLC} --target-env=vulkan1.2 -O -DFMT_${fmt} ${defines} -o ${spv} ${vk_src}/${comp}
+    DEPENDS ${vk_src}/${comp} ${vk_deps} VERBATIM)
+  add_custom_command(OUTPUT ${cpp}
+    COMMAND ${CMAKE_COMMAND} -DIN=${spv} -DOUT=${cpp} -DSYM=qgate_vk_${name} -DNAME=${name}
+            -DBINDINGS=${bindings} -DPUSH=${push} -P ${PROJECT_SOURCE_DIR}/cmake/embed_spirv.cmake
+    DEPENDS ${spv} ${PROJECT_SOURCE_DIR}/cmake/embed_spirv.cmake VERBATIM)
+  set(vk_shader_sources ${vk_shader_sources} ${cpp} PARENT_SCOPE)
+endfunction()
+foreach(line ${vk_lines})
+  string(REGEX REPLACE "^QGATE_VK_FORMAT\\(([A-Za-z0-9_]+)\\).*" "\\1" fmt "${line}")
+  qgate_vk_shader(dequant.comp ${fmt} dequant_f32 "" 2 8)
+  qgate_vk_shader(dequant.comp ${fmt} dequant_f16 "-DOUT_F16" 2 8)
+  qgate_vk_shader(matvec.comp ${fmt} matvec_f32 "" 3 16)
+endforeach()
+# Mutant shaders: planted defects, linked only into the mutant build of the kernels.
+qgate_vk_shader(matvec.comp q4_0 mutant_crossed_lanes_matvec_f32 "-DMUTANT_crossed_lanes" 3 16)
+qgate_vk_shader(matvec.comp q6_K mutant_rows_past_m_matvec_f32 "-DMUTANT_rows_past_m" 3 16)
+set(QGATE_VK_SHADER_SOURCES ${vk_shader_sources})
