@@ -80,7 +80,6 @@ std::string format_matrix(const GateReport& r) {
     os << buf;
   }
   os << "\n";
-  std::map<int, std::string> skip_reasons;
   for (const FormatInfo* f : all_formats())
     for (Op op : {Op::dequant, Op::matmul}) {
       auto it = cells.find({static_cast<int>(f->id), static_cast<int>(op)});
@@ -94,7 +93,6 @@ std::string format_matrix(const GateReport& r) {
           const Cell& x = c->second;
           if (x.skipped && !x.pass && !x.fail) {
             s = "skipped";
-            skip_reasons[static_cast<int>(b)] = x.reason;
           } else {
             char t[64];
             std::snprintf(t, sizeof t, "%s %d/%d (%.2g)", x.fail ? "FAIL" : "PASS", x.pass, x.pass + x.fail, x.worst);
@@ -107,14 +105,16 @@ std::string format_matrix(const GateReport& r) {
       os << "\n";
     }
   for (BackendId b : kAllBackends) {
-    bool any = false;
-    for (const KernelGate& g : r.kernels) any |= g.kernel->backend == b;
-    if (!any) {
-      const Availability a = probe_backend(b);
-      os << "  " << backend_name(b) << ": " << (a.available ? "available, but no kernels registered yet" : "skipped: " + a.reason) << "\n";
-    } else if (skip_reasons.count(static_cast<int>(b))) {
-      os << "  " << backend_name(b) << ": skipped: " << skip_reasons[static_cast<int>(b)] << "\n";
-    }
+    bool gated = false, registered = false;
+    for (const KernelGate& g : r.kernels) gated |= g.kernel->backend == b;
+    for (const KernelInfo& k : all_kernels()) registered |= k.backend == b;
+    const Availability a = probe_backend(b);
+    os << "  " << backend_name(b) << ": ";
+    if (!a.available) os << "skipped: " << a.reason;
+    else if (gated) os << a.reason;
+    else if (registered) os << "not selected by the filter";
+    else os << a.reason << " (no kernels registered)";
+    os << "\n";
   }
   int n = 0, pass = 0, runs = 0;
   for (const KernelGate& g : r.kernels) {

@@ -28,6 +28,13 @@ struct Shader {
   uint32_t push_bytes;   // push-constant block size
 };
 
+// A shader built twice: as is, and declaring DenormPreserve 32 (only for devices with
+// shaderDenormPreserveFloat32). pick() chooses for this device.
+struct ShaderPair {
+  const Shader* plain;
+  const Shader* denorm_preserve;
+};
+
 struct Buffer {
   void* handle = nullptr;  // opaque: VkBuffer + memory + mapping live in the runtime
   void* map = nullptr;     // host-visible, coherent
@@ -38,6 +45,7 @@ class Runtime {
  public:
   static Runtime* instance(std::string& why_not);
   const DeviceInfo& info() const { return info_; }
+  const Shader& pick(const ShaderPair& p) const { return info_.denorm_preserve_f32 ? *p.denorm_preserve : *p.plain; }
   Buffer alloc(size_t bytes);
   void release(Buffer& b);
   // Records, submits and waits; returns "" or an error message.

@@ -1,6 +1,15 @@
-// Shared by every qgate compute shader: byte access into uint-packed storage, fp16 decode,
+// Shared by every qgate compute shader: f32 denormals preserved where the device can be
+// asked to (QGATE_DENORM_PRESERVE: SPV_KHR_float_controls DenormPreserve 32; a block scale
+// like mxfp4's 2^-128 is a denormal, and a driver that flushes it computes zeros, as the
+// H200's does unless asked; each shader is built both ways and the runtime picks by
+// shaderDenormPreserveFloat32), byte access into uint-packed storage, fp16 decode,
 // and the exact output conversions (round-to-odd subtraction, f32 -> f16 round to nearest
 // even in integer arithmetic: packHalf2x16's rounding is not pinned by the spec).
+
+#ifdef QGATE_DENORM_PRESERVE
+#extension GL_EXT_spirv_intrinsics : require
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 32);  // DenormPreserve 32
+#endif
 
 uint rb(uint off) { return (w[off >> 2] >> ((off & 3u) * 8u)) & 0xFFu; }
 uint ru16(uint off) { return rb(off) | (rb(off + 1u) << 8u); }

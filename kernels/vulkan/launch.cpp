@@ -43,7 +43,7 @@ const char* dequant(const KernelInfo& k, const QTensor& w, const float*, int64_t
   std::string why;
   vk::Runtime* rt = vk::Runtime::instance(why);
   if (!rt) return fail("vulkan unavailable: " + why);
-  const auto* shader = static_cast<const vk::Shader*>(k.device_code);
+  const vk::Shader* shader = &rt->pick(*static_cast<const vk::ShaderPair*>(k.device_code));
   Scoped wb(rt, w.bytes.size()), ob(rt, out.region_bytes());
   if (!wb.b.map || !ob.b.map) return fail("vulkan: buffer allocation failed");
   std::memcpy(wb.b.map, w.bytes.data(), w.bytes.size());
@@ -63,7 +63,7 @@ const char* matvec(const KernelInfo& k, const QTensor& w, const float* x, int64_
   std::string why;
   vk::Runtime* rt = vk::Runtime::instance(why);
   if (!rt) return fail("vulkan unavailable: " + why);
-  const vk::Shader* shader = static_cast<const vk::Shader*>(k.device_code);
+  const vk::Shader* shader = &rt->pick(*static_cast<const vk::ShaderPair*>(k.device_code));
 #ifdef QGATE_MUTANTS
   if (QGATE_MUTANT_ON(vk_crossed_nibble_lanes) && k.format == FormatId::q4_0)
     shader = &qgate_vk_mutant_crossed_lanes_matvec_f32_q4_0;

@@ -5,10 +5,13 @@
 #include "backends/vulkan/vk_runtime.hpp"
 #include "kernels/kernel.hpp"
 
-#define QGATE_VK_FORMAT(fmt)                                   \
-  extern const qgate::vk::Shader qgate_vk_dequant_f32_##fmt;   \
-  extern const qgate::vk::Shader qgate_vk_dequant_f16_##fmt;   \
-  extern const qgate::vk::Shader qgate_vk_matvec_f32_##fmt;
+#define QGATE_VK_FORMAT(fmt)                                    \
+  extern const qgate::vk::Shader qgate_vk_dequant_f32_##fmt;    \
+  extern const qgate::vk::Shader qgate_vk_dequant_f16_##fmt;    \
+  extern const qgate::vk::Shader qgate_vk_matvec_f32_##fmt;     \
+  extern const qgate::vk::Shader qgate_vk_dequant_f32_dp_##fmt; \
+  extern const qgate::vk::Shader qgate_vk_dequant_f16_dp_##fmt; \
+  extern const qgate::vk::Shader qgate_vk_matvec_f32_dp_##fmt;
 #include "kernels/vulkan/kernels.inc"
 #undef QGATE_VK_FORMAT
 
@@ -21,7 +24,8 @@ const char* matvec(const KernelInfo&, const QTensor&, const float*, int64_t, Gua
 namespace {
 int64_t matvec_depth(int64_t k) { return 2 * ((k + 63) / 64) + 7; }
 
-void add(std::vector<KernelInfo>& v, FormatId f, const vk::Shader& d32, const vk::Shader& d16, const vk::Shader& mv) {
+void add(std::vector<KernelInfo>& v, FormatId f, const vk::ShaderPair& d32, const vk::ShaderPair& d16,
+         const vk::ShaderPair& mv) {
   const std::string fmt(format_info(f).name);
   const int qk = format_info(f).block_elems;
   KernelInfo a{"dequant_" + fmt + "_f32_vk", Op::dequant, BackendId::vulkan, f, Precision{ActQuant::none, 23, nullptr, OutType::f32}, Tile{1, 1, qk}};
@@ -41,8 +45,13 @@ void add(std::vector<KernelInfo>& v, FormatId f, const vk::Shader& d32, const vk
 }  // namespace
 
 void add_vulkan_kernels(std::vector<KernelInfo>& v) {
-#define QGATE_VK_FORMAT(fmt) \
-  add(v, FormatId::fmt, qgate_vk_dequant_f32_##fmt, qgate_vk_dequant_f16_##fmt, qgate_vk_matvec_f32_##fmt);
+#define QGATE_VK_FORMAT(fmt)                                                                               \
+  {                                                                                                        \
+    static const vk::ShaderPair d32{&qgate_vk_dequant_f32_##fmt, &qgate_vk_dequant_f32_dp_##fmt};        \
+    static const vk::ShaderPair d16{&qgate_vk_dequant_f16_##fmt, &qgate_vk_dequant_f16_dp_##fmt};        \
+    static const vk::ShaderPair mv{&qgate_vk_matvec_f32_##fmt, &qgate_vk_matvec_f32_dp_##fmt};           \
+    add(v, FormatId::fmt, d32, d16, mv);                                                                   \
+  }
 #include "kernels/vulkan/kernels.inc"
 #undef QGATE_VK_FORMAT
 }

@@ -22,11 +22,16 @@ function(qgate_vk_shader comp fmt variant defines bindings push)
     DEPENDS ${spv} ${PROJECT_SOURCE_DIR}/cmake/embed_spirv.cmake VERBATIM)
   set(vk_shader_sources ${vk_shader_sources} ${cpp} PARENT_SCOPE)
 endfunction()
+# Each shader twice: as is, and asking for f32 denormals to be preserved (_dp), which only
+# devices with shaderDenormPreserveFloat32 may run; the runtime picks.
 foreach(line ${vk_lines})
   string(REGEX REPLACE "^QGATE_VK_FORMAT\\(([A-Za-z0-9_]+)\\).*" "\\1" fmt "${line}")
   qgate_vk_shader(dequant.comp ${fmt} dequant_f32 "" 2 8)
   qgate_vk_shader(dequant.comp ${fmt} dequant_f16 "-DOUT_F16" 2 8)
   qgate_vk_shader(matvec.comp ${fmt} matvec_f32 "" 3 16)
+  qgate_vk_shader(dequant.comp ${fmt} dequant_f32_dp "-DQGATE_DENORM_PRESERVE" 2 8)
+  qgate_vk_shader(dequant.comp ${fmt} dequant_f16_dp "-DOUT_F16;-DQGATE_DENORM_PRESERVE" 2 8)
+  qgate_vk_shader(matvec.comp ${fmt} matvec_f32_dp "-DQGATE_DENORM_PRESERVE" 3 16)
 endforeach()
 # Mutant shaders: planted defects, linked only into the mutant build of the kernels.
 qgate_vk_shader(matvec.comp q4_0 mutant_crossed_lanes_matvec_f32 "-DMUTANT_crossed_lanes" 3 16)
