@@ -30,6 +30,10 @@ void main() {
   }
 #else
   if (g >= pc.n_elems) return;
+#ifdef VALUE_BITS_EXACT
+  o[pc.out_word + g] = value_bits((g / QK) * BLOCK_BYTES, g % QK);
+#else
   o[pc.out_word + g] = floatBitsToUint(value(g, false));
+#endif
 #endif
 }

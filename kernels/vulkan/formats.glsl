@@ -69,6 +69,23 @@ int qcode(uint b, uint i) {
 }
 float dsub(uint b, uint j) { return ldexp(1.0, int(rb(b)) - 128); }
 float msub(uint b, uint j) { return 0.0; }
+// The exact f32 bits of element i, in integer arithmetic: q * 2^(e-128) is a denormal for
+// small e, which a flush-to-zero device would lose in any float operation.
+#define VALUE_BITS_EXACT
+uint value_bits(uint b, uint i) {
+  int q = qcode(b, i);
+  uint sign = q < 0 ? 0x80000000u : 0u;
+  uint a = uint(abs(q));              // 0..12: at most 4 significant bits
+  if (a == 0u) return sign;
+  int top = findMSB(a);               // a = 1.f * 2^top
+  int e = int(rb(b)) - 128 + top;     // unbiased exponent of the value
+  if (e > 127) return sign | 0x7F800000u;  // 6 * 2^127 and up: Inf, as correct rounding says
+  if (e >= -126) {                    // normal
+    return sign | (uint(e + 127) << 23u) | ((a << (23 - top)) & 0x7FFFFFu);
+  }
+  int shift = int(rb(b)) - 128 + 149;  // denormal: bits = a * 2^(exponent + 149), exact (>= 0 here)
+  return sign | (shift >= 0 ? (a << uint(shift)) : 0u);
+}
 
 #elif defined(FMT_q2_K)
 #define QK 256u

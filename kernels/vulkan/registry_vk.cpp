@@ -24,6 +24,15 @@ const char* matvec(const KernelInfo&, const QTensor&, const float*, int64_t, Gua
 namespace {
 int64_t matvec_depth(int64_t k) { return 2 * ((k + 63) / 64) + 7; }
 
+// Declared per device: where f32 denormals cannot be preserved, the mat-vec says so and
+// its bound carries the flush (oracles/ops/precision.hpp); dequantization stays exact
+// (its shaders never form a denormal in float arithmetic).
+bool device_flushes_denormals() {
+  std::string why;
+  const vk::Runtime* rt = vk::Runtime::instance(why);
+  return rt && !rt->info().denorm_preserve_f32;
+}
+
 void add(std::vector<KernelInfo>& v, FormatId f, const vk::ShaderPair& d32, const vk::ShaderPair& d16,
          const vk::ShaderPair& mv) {
   const std::string fmt(format_info(f).name);
@@ -37,7 +46,7 @@ void add(std::vector<KernelInfo>& v, FormatId f, const vk::ShaderPair& d32, cons
   b.device_code = &d16;
   v.push_back(b);
   KernelInfo c{"matmul_" + fmt + "_f32_vk", Op::matmul, BackendId::vulkan, f,
-               Precision{ActQuant::none, 23, matvec_depth, OutType::f32}, Tile{1, 1, qk}, 8};
+               Precision{ActQuant::none, 23, matvec_depth, OutType::f32, device_flushes_denormals()}, Tile{1, 1, qk}, 8};
   c.launch = vkk::matvec;
   c.device_code = &mv;
   v.push_back(c);

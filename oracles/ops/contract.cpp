@@ -37,7 +37,7 @@ DecodeError matmul_ref(const QTensor& w, const float* x, int64_t m, const Precis
       // Exact products (TwoProduct: t + e = w*x exactly, e by fma) summed with Neumaier
       // compensation: the oracle's own error stays ~2^-53 |y| + K 2^-105 S, far inside the
       // 2^-50 S the bound reserves for it.
-      double sum = 0, comp = 0, s = 0, tie = 0;
+      double sum = 0, comp = 0, s = 0, tie = 0, xabs = 0;
       auto add = [&](double t) {
         const double ns = sum + t;
         comp += std::fabs(sum) >= std::fabs(t) ? (sum - ns) + t : (t - ns) + sum;
@@ -49,9 +49,13 @@ DecodeError matmul_ref(const QTensor& w, const float* x, int64_t m, const Precis
         add(std::fma(wr[kk], xr[kk], -t));
         s += mr[kk] * std::fabs(xr[kk]);
         tie += mr[kk] * tr[kk];  // mag >= |w| also covers the neighbour code's roundings
+        xabs += std::fabs(xr[kk]);
       }
       const double y = sum + comp;
-      const double acc = g * s + 4.0 * static_cast<double>(w.k) * std::ldexp(1.0, -149) + std::ldexp(s, -50) + tie;
+      const double underflow = p.flush_denormals
+                                   ? std::ldexp(4.0 * static_cast<double>(w.k) + xabs, -126)
+                                   : 4.0 * static_cast<double>(w.k) * std::ldexp(1.0, -149);
+      const double acc = g * s + underflow + std::ldexp(s, -50) + tie;
       out.value[i * w.n + n] = y;
       out.bound[i * w.n + n] = acc + uo * (std::fabs(y) + acc) + out_half_min_sub(p.out);
     }

@@ -29,6 +29,11 @@ struct Precision {
   // per-term scale roundings the oracle adds itself, as a function of K.
   int64_t (*depth)(int64_t k) = nullptr;
   OutType out = OutType::f32;
+  // The kernel runs where f32 denormals are flushed to zero (a Vulkan device without
+  // shaderDenormPreserveFloat32, CUDA -ftz): every operand or result below 2^-126 may
+  // become 0, so the absolute underflow term grows from 2^-149 per operation to 2^-126
+  // per operation plus 2^-126 |x'| per weight. Irrelevant unless values are that small.
+  bool flush_denormals = false;
 };
 
 }  // namespace qgate
