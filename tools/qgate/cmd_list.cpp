@@ -11,6 +11,7 @@
 
 #include "kernels/kernel.hpp"
 #include "oracles/formats/format.hpp"
+#include "backends/backend.hpp"
 #include "tools/qgate/commands.hpp"
 
 namespace qgate::cli {
@@ -98,13 +99,31 @@ void text_kernels() {
 }
 
 void text_backends() {
-  std::vector<std::vector<std::string>> rows{{"BACKEND", "STATUS"}};
+  std::vector<std::vector<std::string>> rows{{"BACKEND", "KERNELS", "STATUS"}};
   for (BackendId b : all_backends()) {
     const size_t n = kernels_on(b);
-    rows.push_back({str(backend_name(b)), n ? std::to_string(n) + " kernels" : kNotBuilt});
+    const Availability a = probe_backend(b);
+    rows.push_back({str(backend_name(b)), n ? std::to_string(n) : "-",
+                    n ? (a.available ? "available: " + a.reason : "skipped: " + a.reason) : kNotBuilt});
   }
   std::cout << "backends:\n";
   print_table(rows);
+  // Coverage, format x backend: which ops have a kernel; never silently absent.
+  std::vector<std::vector<std::string>> cov{{"FORMAT"}};
+  for (BackendId b : all_backends()) cov[0].push_back(str(backend_name(b)));
+  for (const FormatInfo* f : all_formats()) {
+    std::vector<std::string> row{str(f->name)};
+    for (BackendId b : all_backends()) {
+      bool dq = false, mm = false;
+      for (const KernelInfo& k : all_kernels())
+        if (k.backend == b && k.format == f->id) (k.op == Op::dequant ? dq : mm) = true;
+      row.push_back(dq || mm ? std::string(dq ? "dequant" : "") + (dq && mm ? "+" : "") + (mm ? "matmul" : "")
+                             : "not implemented");
+    }
+    cov.push_back(row);
+  }
+  std::cout << "coverage (ops with a registered kernel, per format and backend):\n";
+  print_table(cov);
 }
 
 // ---- json ----
