@@ -7,6 +7,18 @@
 
 namespace qgate::cpu {
 
+// Unaligned little-endian loads (the host is little-endian; blocks are byte-packed).
+inline uint16_t rd16(const uint8_t* p) {
+  uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
+}
+inline uint32_t rd32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
 inline float h2f(uint16_t h) {
   _Float16 v;
   std::memcpy(&v, &h, 2);

@@ -8,16 +8,6 @@
 
 namespace qgate::cpu {
 namespace {
-uint16_t rd16(const uint8_t* p) {
-  uint16_t v;
-  std::memcpy(&v, p, 2);
-  return v;
-}
-uint32_t rd32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
 // Legacy 32-blocks: 16 bytes of nibbles, low nibbles are elements 0..15.
 void nibbles(const uint8_t* qs, int8_t* q, int offset) {
   if (QGATE_MUTANT_ON(crossed_nibble_lanes)) {

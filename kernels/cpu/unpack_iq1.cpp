@@ -19,11 +19,6 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "grid rows are read as int8 lanes of a little-endian u64");
 
-uint16_t rd16(const uint8_t* p) {
-  uint16_t v;
-  std::memcpy(&v, p, 2);
-  return v;
-}
 
 // One 8-weight row: q = 8 * grid + delta8 for each int8 lane of the grid entry.
 inline void delta_row(const uint64_t* grid_row, int delta8, int8_t* q) {

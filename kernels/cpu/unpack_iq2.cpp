@@ -19,11 +19,6 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "grid rows are read as bytes of a little-endian u64");
 
-uint16_t rd16(const uint8_t* p) {
-  uint16_t v;
-  std::memcpy(&v, p, 2);
-  return v;
-}
 
 // The 8 sign bits of a 7-bit ksigns index: bit 7 = parity of bits 0..6.
 inline uint32_t parity_signs(uint32_t v7) { return v7 | ((static_cast<uint32_t>(std::popcount(v7)) & 1u) << 7); }

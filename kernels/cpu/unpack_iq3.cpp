@@ -15,16 +15,6 @@
 
 namespace qgate::cpu {
 namespace {
-uint16_t rd16(const uint8_t* p) {
-  uint16_t v;
-  std::memcpy(&v, p, 2);
-  return v;
-}
-uint32_t rd32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
 // 8 elements from two grid entries (4 magnitudes each) and one 8-bit sign mask.
 inline void signed_octet(uint32_t g_lo, uint32_t g_hi, unsigned signs, int8_t* q) {
   for (int j = 0; j < 4; ++j) {

@@ -11,11 +11,6 @@
 
 namespace qgate::cpu {
 namespace {
-uint16_t rd16(const uint8_t* p) {
-  uint16_t v;
-  std::memcpy(&v, p, 2);
-  return v;
-}
 // 16 bytes of nibbles -> 32 table values: low nibbles first, then high nibbles.
 void nl_nibbles(const uint8_t* qs, int8_t* q) {
   const int8_t* kv = iq::kValuesIq4nl;

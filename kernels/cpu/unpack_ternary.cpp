@@ -11,11 +11,6 @@
 
 namespace qgate::cpu {
 namespace {
-uint16_t rd16(const uint8_t* p) {
-  uint16_t v;
-  std::memcpy(&v, p, 2);
-  return v;
-}
 // Elements n*run + m (n < trits, m < run) from `run` bytes holding `trits` trits each.
 int8_t* trit_run(const uint8_t* p, int run, int trits, int8_t* q) {
   static constexpr uint8_t kPow3[6] = {1, 3, 9, 27, 81, 243};

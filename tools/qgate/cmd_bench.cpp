@@ -77,7 +77,7 @@ void add_bench(CLI::App& app) {
           t_kdeq = median_seconds(*reps, [&] { kk.dequant(c.w.bytes.data(), *n, *k, out.data()); });
         else if (kk.op == Op::matmul && kk.max_m > 0 && kk.prec.act == ActQuant::none)
           t_kmv = median_seconds(*reps, [&] { kk.matmul(c.w.bytes.data(), *n, *k, c.x.data(), 1, out.data()); });
-        else if (kk.op == Op::matmul && kk.max_m > 0 && !kk.accepts)
+        else if (kk.op == Op::matmul && kk.max_m > 0 && (!kk.accepts || !kk.accepts(c.w)))
           t_kq = median_seconds(*reps, [&] { kk.matmul(c.w.bytes.data(), *n, *k, c.x.data(), 1, out.data()); });
       }
       const double elems = static_cast<double>(*n) * static_cast<double>(*k);
