@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "backends/backend.hpp"
+
 namespace qgate {
 
 std::vector<MutantRow> run_kill_matrix(const std::string& only, const std::string& regression_dir) {
@@ -11,7 +13,19 @@ std::vector<MutantRow> run_kill_matrix(const std::string& only, const std::strin
     MutantRow row;
     row.mutant = &m;
     row.kernel = find_kernel(m.target);
-    if (row.kernel) {
+    row.probe = probe_from_target(m.target);
+    const BackendId backend = row.kernel ? row.kernel->backend : row.probe ? row.probe->backend : BackendId::cpu;
+    if (const Availability a = probe_backend(backend); (row.kernel || row.probe) && !a.available) {
+      row.skipped = true;
+      row.skip_reason = std::string(backend_name(backend)) + ": " + a.reason;
+    } else if (row.probe) {
+      mutant::activate(m.id);
+      row.probe_report = row.probe->run(64);
+      mutant::activate(mutant::Id::none);
+      row.killed = !row.probe_report.pass && !row.probe_report.skipped;
+      row.killed_by_named = row.killed && m.killer == row.probe->name;
+      if (row.killed) row.killing_repro = "qgate mutants --only " + std::string(m.name);
+    } else if (row.kernel) {
       mutant::activate(m.id);
       for (const PropertyInfo& p : all_properties()) {
         if (!applies(p, *row.kernel)) continue;
@@ -52,7 +66,9 @@ std::string format_kill_matrix(const std::vector<MutantRow>& rows) {
         if (rp == &p) cell = run.pass ? "  live" : (p.name == r.mutant->killer ? " KILL*" : "  KILL");
       os << " " << cell;
     }
-    if (!r.kernel) os << "  ERROR: target kernel not registered\n";
+    if (r.skipped) os << "  skipped: " << r.skip_reason << "\n";
+    else if (r.probe) os << "  probe " << r.probe->name << ": " << r.probe_report.summary << (r.ok() ? "  -> killed\n" : "  -> SURVIVED\n");
+    else if (!r.kernel) os << "  ERROR: target not registered\n";
     else if (!r.killed) os << "  SURVIVED\n";
     else if (!r.killed_by_named) os << "  killed, but not by " << r.mutant->killer << "\n";
     else os << "  killed\n";

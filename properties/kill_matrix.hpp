@@ -7,17 +7,22 @@
 
 #include "kernels/mutant.hpp"
 #include "properties/catalog.hpp"
+#include "properties/probes.hpp"
 
 namespace qgate {
 
 struct MutantRow {
   const mutant::Info* mutant = nullptr;
-  const KernelInfo* kernel = nullptr;  // nullptr: the target kernel is not registered
+  const KernelInfo* kernel = nullptr;  // the target kernel, or
+  const ProbeInfo* probe = nullptr;    // the target probe ("probe:<name>:<backend>")
+  ProbeReport probe_report;
+  bool skipped = false;                // the target's backend is not available here
+  std::string skip_reason;
   std::vector<std::pair<const PropertyInfo*, PropertyRun>> runs;
   bool killed = false;
   bool killed_by_named = false;
   std::string killing_repro;  // the named property's one-line repro
-  bool ok() const { return kernel && killed && killed_by_named; }
+  bool ok() const { return skipped || ((kernel || probe) && killed && killed_by_named); }
 };
 
 // only: empty = every mutant. regression_dir: where each mutant's killing case is written.

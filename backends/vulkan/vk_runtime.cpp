@@ -215,79 +215,130 @@ void Runtime::release(Buffer& b) {
   b = Buffer{};
 }
 
-std::string Runtime::dispatch(const Shader& s, std::span<Buffer* const> bindings, const void* push, uint32_t gx,
-                              uint32_t gy, uint32_t gz) {
+// The pipeline for a shader, created on first use and kept.
+static std::string pipeline_for(Runtime::Impl& I, const Shader& s, Pipeline*& out) {
+  Pipeline& p = I.pipelines[s.words];
+  out = &p;
+  if (p.pipe != VK_NULL_HANDLE) return {};
+  VkShaderModuleCreateInfo smi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  smi.codeSize = s.word_count * 4;
+  smi.pCode = s.words;
+  if (VkResult r = vkCreateShaderModule(I.device, &smi, nullptr, &p.module); r != VK_SUCCESS)
+    return std::string(s.name) + ": " + vkerr("vkCreateShaderModule", r);
+  std::vector<VkDescriptorSetLayoutBinding> lb(s.bindings);
+  for (uint32_t i = 0; i < s.bindings; ++i)
+    lb[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  VkDescriptorSetLayoutCreateInfo dli{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  dli.bindingCount = s.bindings;
+  dli.pBindings = lb.data();
+  vkCreateDescriptorSetLayout(I.device, &dli, nullptr, &p.dsl);
+  VkPushConstantRange pcr{VK_SHADER_STAGE_COMPUTE_BIT, 0, s.push_bytes};
+  VkPipelineLayoutCreateInfo pli{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  pli.setLayoutCount = 1;
+  pli.pSetLayouts = &p.dsl;
+  pli.pushConstantRangeCount = s.push_bytes ? 1 : 0;
+  pli.pPushConstantRanges = &pcr;
+  vkCreatePipelineLayout(I.device, &pli, nullptr, &p.layout);
+  VkComputePipelineCreateInfo cpi{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  cpi.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT, p.module,
+               "main", nullptr};
+  cpi.layout = p.layout;
+  if (VkResult r = vkCreateComputePipelines(I.device, VK_NULL_HANDLE, 1, &cpi, nullptr, &p.pipe); r != VK_SUCCESS)
+    return std::string(s.name) + ": " + vkerr("vkCreateComputePipelines", r);
+  return {};
+}
+
+struct Recording {
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  std::vector<VkDescriptorSet> sets;
+};
+
+std::string Runtime::record(std::span<const Dispatch> steps, Recording*& out) {
   Impl& I = *impl_;
   std::lock_guard<std::mutex> lock(I.mu);
-  if (bindings.size() != s.bindings) return std::string(s.name) + ": wrong number of buffers";
-  for (Buffer* b : bindings)
-    if (!b || !b->handle) return std::string(s.name) + ": a buffer could not be allocated";
-  Pipeline& p = I.pipelines[s.words];
-  if (p.pipe == VK_NULL_HANDLE) {
-    VkShaderModuleCreateInfo smi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    smi.codeSize = s.word_count * 4;
-    smi.pCode = s.words;
-    if (VkResult r = vkCreateShaderModule(I.device, &smi, nullptr, &p.module); r != VK_SUCCESS)
-      return std::string(s.name) + ": " + vkerr("vkCreateShaderModule", r);
-    std::vector<VkDescriptorSetLayoutBinding> lb(s.bindings);
-    for (uint32_t i = 0; i < s.bindings; ++i)
-      lb[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
-    VkDescriptorSetLayoutCreateInfo dli{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    dli.bindingCount = s.bindings;
-    dli.pBindings = lb.data();
-    vkCreateDescriptorSetLayout(I.device, &dli, nullptr, &p.dsl);
-    VkPushConstantRange pcr{VK_SHADER_STAGE_COMPUTE_BIT, 0, s.push_bytes};
-    VkPipelineLayoutCreateInfo pli{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    pli.setLayoutCount = 1;
-    pli.pSetLayouts = &p.dsl;
-    pli.pushConstantRangeCount = s.push_bytes ? 1 : 0;
-    pli.pPushConstantRanges = &pcr;
-    vkCreatePipelineLayout(I.device, &pli, nullptr, &p.layout);
-    VkComputePipelineCreateInfo cpi{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    cpi.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT,
-                 p.module, "main", nullptr};
-    cpi.layout = p.layout;
-    if (VkResult r = vkCreateComputePipelines(I.device, VK_NULL_HANDLE, 1, &cpi, nullptr, &p.pipe); r != VK_SUCCESS)
-      return std::string(s.name) + ": " + vkerr("vkCreateComputePipelines", r);
-  }
-  VkDescriptorSetAllocateInfo dai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  dai.descriptorPool = I.dpool;
-  dai.descriptorSetCount = 1;
-  dai.pSetLayouts = &p.dsl;
-  VkDescriptorSet set;
-  if (VkResult r = vkAllocateDescriptorSets(I.device, &dai, &set); r != VK_SUCCESS) return vkerr("vkAllocateDescriptorSets", r);
-  std::vector<VkDescriptorBufferInfo> bi(s.bindings);
-  std::vector<VkWriteDescriptorSet> wr(s.bindings);
-  for (uint32_t i = 0; i < s.bindings; ++i) {
-    bi[i] = {static_cast<BufferImpl*>(bindings[i]->handle)->buf, 0, VK_WHOLE_SIZE};
-    wr[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, set, i, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, nullptr,
-             &bi[i], nullptr};
-  }
-  vkUpdateDescriptorSets(I.device, s.bindings, wr.data(), 0, nullptr);
+  auto rec = std::make_unique<Recording>();
   VkCommandBufferAllocateInfo cai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   cai.commandPool = I.pool;
   cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   cai.commandBufferCount = 1;
-  VkCommandBuffer cb;
-  vkAllocateCommandBuffers(I.device, &cai, &cb);
+  vkAllocateCommandBuffers(I.device, &cai, &rec->cb);
   VkCommandBufferBeginInfo cbi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  cbi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  vkBeginCommandBuffer(cb, &cbi);
-  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipe);
-  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, nullptr);
-  if (s.push_bytes) vkCmdPushConstants(cb, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, s.push_bytes, push);
-  vkCmdDispatch(cb, gx, gy, gz);
-  vkEndCommandBuffer(cb);
+  vkBeginCommandBuffer(rec->cb, &cbi);
+  std::string err;
+  for (size_t n = 0; n < steps.size() && err.empty(); ++n) {
+    const Dispatch& d = steps[n];
+    const Shader& s = *d.shader;
+    if (d.bindings.size() != s.bindings) { err = std::string(s.name) + ": wrong number of buffers"; break; }
+    for (Buffer* b : d.bindings)
+      if (!b || !b->handle) err = std::string(s.name) + ": a buffer could not be allocated";
+    if (!err.empty()) break;
+    Pipeline* p = nullptr;
+    if (err = pipeline_for(I, s, p); !err.empty()) break;
+    VkDescriptorSetAllocateInfo dai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    dai.descriptorPool = I.dpool;
+    dai.descriptorSetCount = 1;
+    dai.pSetLayouts = &p->dsl;
+    VkDescriptorSet set;
+    if (VkResult r = vkAllocateDescriptorSets(I.device, &dai, &set); r != VK_SUCCESS) {
+      err = vkerr("vkAllocateDescriptorSets", r);
+      break;
+    }
+    rec->sets.push_back(set);
+    std::vector<VkDescriptorBufferInfo> bi(s.bindings);
+    std::vector<VkWriteDescriptorSet> wr(s.bindings);
+    for (uint32_t i = 0; i < s.bindings; ++i) {
+      bi[i] = {static_cast<BufferImpl*>(d.bindings[i]->handle)->buf, 0, VK_WHOLE_SIZE};
+      wr[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, set, i, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+               nullptr, &bi[i], nullptr};
+    }
+    vkUpdateDescriptorSets(I.device, s.bindings, wr.data(), 0, nullptr);
+    if (n > 0) {  // each dispatch sees the previous one's writes
+      VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+      mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+      vkCmdPipelineBarrier(rec->cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                           &mb, 0, nullptr, 0, nullptr);
+    }
+    vkCmdBindPipeline(rec->cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipe);
+    vkCmdBindDescriptorSets(rec->cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &set, 0, nullptr);
+    if (s.push_bytes) vkCmdPushConstants(rec->cb, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, s.push_bytes, d.push.data());
+    vkCmdDispatch(rec->cb, d.gx, d.gy, d.gz);
+  }
+  vkEndCommandBuffer(rec->cb);
+  out = rec.release();  // the caller releases it, also after an error
+  return err;
+}
+
+std::string Runtime::submit(Recording* rec) {
+  Impl& I = *impl_;
+  std::lock_guard<std::mutex> lock(I.mu);
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
-  si.pCommandBuffers = &cb;
+  si.pCommandBuffers = &rec->cb;
   vkResetFences(I.device, 1, &I.fence);
-  std::string err;
-  if (VkResult r = vkQueueSubmit(I.queue, 1, &si, I.fence); r != VK_SUCCESS) err = vkerr("vkQueueSubmit", r);
-  else if (VkResult w = vkWaitForFences(I.device, 1, &I.fence, VK_TRUE, 60ull * 1000 * 1000 * 1000); w != VK_SUCCESS)
-    err = vkerr("vkWaitForFences (60 s watchdog)", w);
-  vkFreeCommandBuffers(I.device, I.pool, 1, &cb);
-  vkFreeDescriptorSets(I.device, I.dpool, 1, &set);
+  if (VkResult r = vkQueueSubmit(I.queue, 1, &si, I.fence); r != VK_SUCCESS) return vkerr("vkQueueSubmit", r);
+  if (VkResult w = vkWaitForFences(I.device, 1, &I.fence, VK_TRUE, 60ull * 1000 * 1000 * 1000); w != VK_SUCCESS)
+    return vkerr("vkWaitForFences (60 s watchdog)", w);
+  return {};
+}
+
+void Runtime::release(Recording* rec) {
+  if (!rec) return;
+  Impl& I = *impl_;
+  std::lock_guard<std::mutex> lock(I.mu);
+  vkFreeCommandBuffers(I.device, I.pool, 1, &rec->cb);
+  if (!rec->sets.empty()) vkFreeDescriptorSets(I.device, I.dpool, static_cast<uint32_t>(rec->sets.size()), rec->sets.data());
+  delete rec;
+}
+
+std::string Runtime::dispatch(const Shader& s, std::span<Buffer* const> bindings, const void* push, uint32_t gx,
+                              uint32_t gy, uint32_t gz) {
+  Dispatch d{&s, {bindings.begin(), bindings.end()}, {}, gx, gy, gz};
+  if (s.push_bytes) d.push.assign(static_cast<const uint8_t*>(push), static_cast<const uint8_t*>(push) + s.push_bytes);
+  Recording* rec = nullptr;
+  std::string err = record({&d, 1}, rec);
+  if (err.empty()) err = submit(rec);
+  release(rec);
   return err;
 }
 

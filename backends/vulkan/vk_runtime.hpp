@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace qgate::vk {
 
@@ -41,13 +42,29 @@ struct Buffer {
   size_t bytes = 0;
 };
 
+// One compute dispatch of a recording: shader, buffers, push-constant bytes, grid.
+struct Dispatch {
+  const Shader* shader = nullptr;
+  std::vector<Buffer*> bindings;
+  std::vector<uint8_t> push;
+  uint32_t gx = 1, gy = 1, gz = 1;
+};
+struct Recording;  // a recorded command buffer (opaque)
+
 class Runtime {
  public:
+  struct Impl;
   static Runtime* instance(std::string& why_not);
   const DeviceInfo& info() const { return info_; }
   const Shader& pick(const ShaderPair& p) const { return info_.denorm_preserve_f32 ? *p.denorm_preserve : *p.plain; }
   Buffer alloc(size_t bytes);
   void release(Buffer& b);
+  // Record a chain of dispatches into one command buffer (memory barriers between them):
+  // push constants and descriptors are baked at recording time, exactly as a replayed
+  // command buffer bakes them. Submit waits; release frees (also after an error).
+  std::string record(std::span<const Dispatch> steps, Recording*& out);
+  std::string submit(Recording* rec);
+  void release(Recording* rec);
   // Records, submits and waits; returns "" or an error message.
   std::string dispatch(const Shader& s, std::span<Buffer* const> bindings, const void* push, uint32_t gx,
                        uint32_t gy = 1, uint32_t gz = 1);
@@ -55,7 +72,6 @@ class Runtime {
 
  private:
   Runtime() = default;
-  struct Impl;
   Impl* impl_ = nullptr;
   DeviceInfo info_;
   friend struct RuntimeBuilder;

@@ -24,5 +24,6 @@ void add_gate(CLI::App& app);
 void add_repro(CLI::App& app);
 void add_mutants(CLI::App& app);
 void add_bench(CLI::App& app);
+void add_probe(CLI::App& app);
 
 }  // namespace qgate::cli

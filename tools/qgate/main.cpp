@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   qgate::cli::add_repro(app);
   qgate::cli::add_mutants(app);
   qgate::cli::add_bench(app);
+  qgate::cli::add_probe(app);
   // ---- end of subcommands ----
 
   try {

@@ -1,0 +1,111 @@
+#include "properties/probes.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "properties/gen/materialize.hpp"
+
+#ifdef QGATE_HAVE_VULKAN
+#include "kernels/vulkan/replay_chain.hpp"
+#endif
+
+namespace qgate {
+namespace {
+
+#ifdef QGATE_HAVE_VULKAN
+ProbeReport replay_vulkan(int steps) {
+  ProbeReport r;
+  const Availability a = probe_backend(BackendId::vulkan);
+  if (!a.available) {
+    r.skipped = true;
+    r.summary = "vulkan: " + a.reason;
+    return r;
+  }
+  constexpr uint32_t d = 128, n = 64, first_pos = 3;
+  std::string err;
+  auto chain = vkk::DecodeChain::create(d, n, first_pos + static_cast<uint32_t>(steps) + 1, 0x5eed, err);
+  if (!chain) {
+    r.summary = "cannot build the chain: " + err;
+    return r;
+  }
+  Rng rng(0xC0FFEE);
+  int first_bad = -1, compared = 0;
+  double max_diff = 0;
+  for (int t = 0; t < steps; ++t) {
+    std::vector<float> x(d);
+    for (float& v : x) v = static_cast<float>(rng.uniform() * 2 - 1);
+    const uint32_t pos = first_pos + static_cast<uint32_t>(t);
+    vkk::ChainOutputs e, p;
+    if (err = chain->eager_step(x, pos, e); !err.empty()) break;
+    if (t == 0 && (err = chain->capture(pos), !err.empty())) break;
+    if (err = chain->replay_step(x, pos, p); !err.empty()) break;
+    ++compared;
+    bool same = e.y == p.y && e.kvsum == p.kvsum;
+    if (!same) {
+      auto diff = [&](const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
+        for (size_t i = 0; i < a.size(); ++i) {
+          float fa, fb;
+          std::memcpy(&fa, &a[i], 4);
+          std::memcpy(&fb, &b[i], 4);
+          max_diff = std::max(max_diff, std::fabs(static_cast<double>(fa) - fb));
+        }
+      };
+      diff(e.y, p.y);
+      diff(e.kvsum, p.kvsum);
+      if (first_bad < 0) first_bad = t;
+    }
+  }
+  char buf[256];
+  if (!err.empty()) {
+    r.summary = "probe error: " + err;
+  } else if (first_bad >= 0) {
+    std::snprintf(buf, sizeof buf, "FAIL replay diverges from eager: first divergent step %d (1-based; of %d), max |diff| %.3g",
+                  first_bad + 1, compared, max_diff);
+    r.summary = buf;
+  } else {
+    r.pass = true;
+    std::snprintf(buf, sizeof buf, "PASS %d steps replayed, every step bit-identical to eager (rope_kv -> matvec q8_0 -> kv_sum)",
+                  compared);
+    r.summary = buf;
+  }
+  return r;
+}
+#endif
+
+const std::vector<ProbeInfo>& table() {
+  static const std::vector<ProbeInfo> t = {
+#ifdef QGATE_HAVE_VULKAN
+      {"replay", BackendId::vulkan,
+       "a decode step (RoPE at a device-side position, KV-cache append, mat-vec, cache read) recorded once and replayed with new inputs vs re-recorded every step",
+       replay_vulkan},
+#endif
+  };
+  return t;
+}
+
+}  // namespace
+
+std::span<const ProbeInfo> all_probes() { return table(); }
+
+const ProbeInfo* find_probe(std::string_view name, BackendId backend) {
+  for (const ProbeInfo& p : table())
+    if (p.name == name && p.backend == backend) return &p;
+  return nullptr;
+}
+
+const ProbeInfo* probe_from_target(std::string_view target) {
+  if (target.rfind("probe:", 0) != 0) return nullptr;
+  const std::string_view rest = target.substr(6);
+  const size_t colon = rest.find(':');
+  if (colon == std::string_view::npos) return nullptr;
+  for (BackendId b : kAllBackends)
+    if (backend_name(b) == rest.substr(colon + 1)) return find_probe(rest.substr(0, colon), b);
+  return nullptr;
+}
+
+}  // namespace qgate

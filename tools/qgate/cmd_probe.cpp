@@ -1,0 +1,41 @@
+// qgate probe: runtime behaviour checks (probes.hpp). `qgate probe replay --backend vulkan`
+// replays a captured decode-step chain against eager execution, bit for bit, every step.
+// Exit 0 pass, 1 fail, 77 skipped (backend unavailable: the reason is printed).
+#include <iostream>
+
+#include "properties/probes.hpp"
+#include "tools/qgate/commands.hpp"
+
+namespace qgate::cli {
+
+void add_probe(CLI::App& app) {
+  auto* cmd = app.add_subcommand("probe", "Run a probe: replay (captured command buffer / graph vs eager, every step)");
+  auto name = std::make_shared<std::string>();
+  auto backend = std::make_shared<std::string>("vulkan");
+  auto steps = std::make_shared<int>(64);
+  auto list = std::make_shared<bool>(false);
+  cmd->add_option("name", *name, "probe name (replay)");
+  cmd->add_option("--backend", *backend, "backend")->check(CLI::IsMember({"cpu", "vulkan", "cuda", "hip"}));
+  cmd->add_option("--steps", *steps, "decode steps to replay")->check(CLI::Range(2, 4096));
+  cmd->add_flag("--list", *list, "list the probes of this build");
+  cmd->callback([=] {
+    if (*list || name->empty()) {
+      for (const ProbeInfo& p : all_probes())
+        std::cout << p.name << " --backend " << backend_name(p.backend) << "\n    " << p.what << "\n";
+      if (all_probes().empty()) std::cout << "no probes in this build (they need a device backend)\n";
+      return;
+    }
+    BackendId b = BackendId::cpu;
+    for (BackendId x : {BackendId::cpu, BackendId::vulkan, BackendId::cuda, BackendId::hip})
+      if (backend_name(x) == *backend) b = x;
+    const ProbeInfo* p = find_probe(*name, b);
+    if (!p) throw Failure{"no probe '" + *name + "' for backend " + *backend + " in this build (qgate probe --list)"};
+    const ProbeReport r = p->run(*steps);
+    std::cout << "probe " << p->name << " --backend " << *backend << ": " << (r.skipped ? "SKIPPED: " : "")
+              << r.summary << "\n";
+    if (r.skipped) throw Failure{"skipped", 77};
+    if (!r.pass) throw Failure{"probe FAILED", 1};
+  });
+}
+
+}  // namespace qgate::cli
