@@ -39,3 +39,35 @@ uint f32_to_f16_rne(float f) {
   a += 0x00000FFFu + ((a >> 13u) & 1u);
   return sign | ((a - 0x38000000u) >> 13u);
 }
+
+// An f32 from its bits as |x| = m * 2^e with m an integer (the significand with its hidden
+// bit, < 2^24); the sign is bit 31. Integer arithmetic: a denormal stays what it is.
+int f32_parts(uint bits, out uint m) {
+  uint ex = (bits >> 23u) & 255u;
+  m = (bits & 0x7FFFFFu) | (ex != 0u ? 0x800000u : 0u);
+  return int(max(ex, 1u)) - 150;
+}
+
+// The bits of (-1)^neg * m * 2^e (m < 2^31) rounded once, to nearest even, to f32 or f16,
+// subnormals and overflow to Inf included, in integer arithmetic: for values whose exact
+// product is wider than f32, or that may be f32 denormals a flushing device would lose.
+uint round_float_bits(bool neg, uint m, int e, bool to_f16) {
+  int frac = to_f16 ? 10 : 23, bias = to_f16 ? 15 : 127;
+  uint sign = neg ? (to_f16 ? 0x8000u : 0x80000000u) : 0u;
+  if (m == 0u) return sign;
+  int q = max(e + findMSB(m), 1 - bias) - frac;  // exponent of the result's last place
+  int sh = q - e;                                 // m's bits below that place
+  uint r;
+  if (sh <= 0) {
+    r = m << uint(-sh);  // exact: fits in frac + 1 bits
+  } else if (sh >= 32) {
+    r = 0u;  // m < 2^31 <= half a place
+  } else {
+    uint kept = m >> uint(sh), rest = m & ((1u << uint(sh)) - 1u), halfway = 1u << uint(sh - 1);
+    r = kept + ((rest > halfway || (rest == halfway && (kept & 1u) != 0u)) ? 1u : 0u);
+  }
+  // r = significand in units of 2^q (hidden bit included; a carry to 2^(frac+1) moves into
+  // the exponent field by itself; below the normal range the field is 0 and r the fraction).
+  uint bits = (uint(q + frac + bias - 1) << uint(frac)) + r;
+  return sign | min(bits, to_f16 ? 0x7C00u : 0x7F800000u);
+}

@@ -1,10 +1,25 @@
 // Per-format block access, one branch per FMT_<name> define (the format axis of the
 // Vulkan kernels). Each defines QK (elements per block), BLOCK_BYTES, SUB (elements per
 // sub-block) and, for block byte offset b and element i:
-//   int   qcode(b, i)    the integer code after the format's offset
+//   int   qcode(b, i)    the integer code after the format's offset (integer formats)
+//   float qvalue(b, i)   the element value before scaling: float(qcode) for integer formats
+//                        (defined at the end), the element's own value for float formats
+//                        (QVALUE_FLOAT: fp8)
 //   float dsub(b, j)     the sub-block scale  (x = dsub * q - msub, exact in f32 products)
 //   float msub(b, j)     the sub-block offset (0 where the format has none)
-// Layouts: ggml src/ggml-common.h; written from the block layouts, not from other code.
+// Where dsub * q is not exact in f32 or can be an f32 denormal, the format also gives the
+// correctly rounded bits in integer arithmetic, and the kernels use those:
+//   VALUE_BITS_EXACT      uint value_bits(b, i)      f32 bits of x
+//   VALUE_F16_BITS_EXACT  uint value_f16_bits(b, i)  f16 bits of x (one rounding of the exact x)
+// Layouts: ggml src/ggml-common.h (fp8: qgate's, oracles/formats/fp8.cpp); written from the
+// block layouts, not from other code.
+// Codebook formats (IQ) read their table from one more storage buffer at TABLE_BINDING (set
+// by the shader: the binding after its own): the bytes of the oracles' table in
+// oracles/formats/iq_tables.hpp, bound as they are by the launch (kernels.inc names the
+// table), never retyped here. uint64 grid entries are two words, low word first: byte j of
+// entry e is byte j & 3 of word 2e + j / 4. Not a GLSL constant array: lavapipe copies a
+// dynamically indexed constant array into per-invocation memory at each access, and its
+// compile of such shaders ran past the 60 s dispatch watchdog (docs/VULKAN.md).
 
 #if defined(FMT_q4_0) || defined(FMT_q4_1) || defined(FMT_q5_0) || defined(FMT_q5_1)
 #define QK 32u
@@ -159,6 +174,256 @@ int qcode(uint b, uint i) {  // i = 128h + 32r + l
 float dsub(uint b, uint j) { return rf16(b + 208u) * float(rs8(b + 192u + j)); }
 float msub(uint b, uint j) { return 0.0; }
 
+#elif defined(FMT_q8_1)  // activation format, dequant only: {f16 d; f16 s; i8 qs[32]}, s unused
+#define QK 32u
+#define SUB 32u
+#define BLOCK_BYTES 36u
+int qcode(uint b, uint i) { return rs8(b + 4u + i); }
+float dsub(uint b, uint j) { return rf16(b); }
+float msub(uint b, uint j) { return 0.0; }
+
+#elif defined(FMT_q8_K)  // activation format, dequant only: {f32 d; i8 qs[256]; i16 bsums[16]}
+#define QK 256u
+#define SUB 256u
+#define BLOCK_BYTES 292u
+int qcode(uint b, uint i) { return rs8(b + 4u + i); }
+float dsub(uint b, uint j) { return uintBitsToFloat(ru32(b)); }
+float msub(uint b, uint j) { return 0.0; }
+// d is any f32 (a denormal too) and d * q needs up to 31 bits: round the exact integer
+// product once, for either output.
+#define VALUE_BITS_EXACT
+#define VALUE_F16_BITS_EXACT
+uint q8k_round(uint b, uint i, bool to_f16) {
+  uint d = ru32(b), m;
+  int e = f32_parts(d, m), q = qcode(b, i);
+  return round_float_bits((q < 0) != ((d >> 31u) != 0u), m * uint(abs(q)), e, to_f16);  // m |q| < 2^31
+}
+uint value_bits(uint b, uint i) { return q8k_round(b, i, false); }
+uint value_f16_bits(uint b, uint i) { return q8k_round(b, i, true); }
+
+// ---- IQ codebook formats. All scales are d * (small integer) / 2^k with d fp16: at most 16
+// significant bits, and no smaller than 2^-24 / 8, so dsub and every dsub * q (|q| <= 127)
+// are exact normal f32 values: no denormal, no rounding, on any device.
+
+#elif defined(FMT_iq2_xxs) || defined(FMT_iq2_xs) || defined(FMT_iq2_s)
+#define QK 256u
+// Element i = 32 ib + 8 l + j: weight j of 8-group g = i / 8, whose grid row gives 8 byte
+// magnitudes; a sign bit per weight.
+#if defined(FMT_iq2_xxs)
+#define SUB 32u
+#define BLOCK_BYTES 66u
+layout(std430, binding = TABLE_BINDING) readonly buffer Table { uint kIq2xxsGrid[]; };
+// {f16 d; per 32: 4 grid index bytes, then a word: four 7-bit sign indices | scale << 28}
+uint iq2_row(uint b, uint g) { return rb(b + 2u + 8u * (g >> 2u) + (g & 3u)); }
+uint iq2_grid(uint row, uint j) { return (kIq2xxsGrid[2u * row + (j >> 2u)] >> (8u * (j & 3u))) & 0xFFu; }
+uint iq2_signs7(uint b, uint g) { return (ru32(b + 6u + 8u * (g >> 2u)) >> (7u * (g & 3u))) & 127u; }
+uint iq2_scale(uint b, uint j) { return ru32(b + 6u + 8u * j) >> 28u; }
+#elif defined(FMT_iq2_xs)
+#define SUB 16u
+#define BLOCK_BYTES 74u
+layout(std430, binding = TABLE_BINDING) readonly buffer Table { uint kIq2xsGrid[]; };
+// {f16 d; u16 qs[32]: 9-bit grid index | 7-bit sign index << 9; u8 scales[8]: a nibble per 16}
+uint iq2_row(uint b, uint g) { return ru16(b + 2u + 2u * g) & 511u; }
+uint iq2_grid(uint row, uint j) { return (kIq2xsGrid[2u * row + (j >> 2u)] >> (8u * (j & 3u))) & 0xFFu; }
+uint iq2_signs7(uint b, uint g) { return ru16(b + 2u + 2u * g) >> 9u; }
+uint iq2_scale(uint b, uint j) { return (rb(b + 66u + (j >> 1u)) >> (4u * (j & 1u))) & 15u; }
+#else
+#define SUB 16u
+#define BLOCK_BYTES 82u
+layout(std430, binding = TABLE_BINDING) readonly buffer Table { uint kIq2sGrid[]; };
+// {f16 d; u8 qs[32] low index bits; u8 signs[32]; u8 qh[8]: index bits 8-9 of group 4ib + l
+// at bits 2l, 2l+1 of qh[ib]; u8 scales[8] as iq2_xs}. Explicit sign bytes.
+uint iq2_row(uint b, uint g) { return rb(b + 2u + g) | (((rb(b + 66u + (g >> 2u)) >> (2u * (g & 3u))) & 3u) << 8u); }
+uint iq2_grid(uint row, uint j) { return (kIq2sGrid[2u * row + (j >> 2u)] >> (8u * (j & 3u))) & 0xFFu; }
+uint iq2_scale(uint b, uint j) { return (rb(b + 74u + (j >> 1u)) >> (4u * (j & 1u))) & 15u; }
+#endif
+int qcode(uint b, uint i) {
+  uint g = i >> 3u, j = i & 7u;
+  int v = int(iq2_grid(iq2_row(b, g), j));
+#if defined(FMT_iq2_s)
+  uint signs = rb(b + 34u + g);
+#else
+  uint s7 = iq2_signs7(b, g);
+  uint signs = s7 | ((uint(bitCount(s7)) & 1u) << 7u);  // 8th sign: parity of the 7 stored
+#endif
+  return ((signs >> j) & 1u) != 0u ? -v : v;
+}
+float dsub(uint b, uint j) { return rf16(b) * float(2u * iq2_scale(b, j) + 1u) * 0.125; }  // d (0.5 + s) / 4
+float msub(uint b, uint j) { return 0.0; }
+
+#elif defined(FMT_iq3_xxs)
+#define QK 256u
+#define SUB 32u
+#define BLOCK_BYTES 98u
+layout(std430, binding = TABLE_BINDING) readonly buffer Table { uint kIq3xxsGrid[]; };
+// {f16 d; u8 qs[64]: a grid index per 4 weights; per 32 a word: four 7-bit sign indices
+// (one per 8 weights) | scale << 28}. x = d (0.5 + s) / 2 * grid * sign.
+int qcode(uint b, uint i) {
+  uint v = (kIq3xxsGrid[rb(b + 2u + (i >> 2u))] >> (8u * (i & 3u))) & 0xFFu;
+  uint s7 = (ru32(b + 66u + 4u * (i >> 5u)) >> (7u * ((i >> 3u) & 3u))) & 127u;
+  uint signs = s7 | ((uint(bitCount(s7)) & 1u) << 7u);  // 8th sign: parity of the 7 stored
+  return ((signs >> (i & 7u)) & 1u) != 0u ? -int(v) : int(v);
+}
+float dsub(uint b, uint j) { return rf16(b) * float(2u * (ru32(b + 66u + 4u * j) >> 28u) + 1u) * 0.25; }
+float msub(uint b, uint j) { return 0.0; }
+
+#elif defined(FMT_iq3_s)
+#define QK 256u
+#define SUB 32u
+#define BLOCK_BYTES 110u
+layout(std430, binding = TABLE_BINDING) readonly buffer Table { uint kIq3sGrid[]; };
+// {f16 d; u8 qs[64] low index bits (one index per 4 weights); u8 qh[8]: bit k of qh[ib] is
+// bit 8 of index 8ib + k; u8 signs[32]: a byte per 8 weights; u8 scales[4]: a nibble per 32}.
+// x = d (1 + 2s) * grid * sign.
+int qcode(uint b, uint i) {
+  uint k = i >> 2u;
+  uint row = rb(b + 2u + k) | (((rb(b + 66u + (k >> 3u)) >> (k & 7u)) & 1u) << 8u);
+  int v = int((kIq3sGrid[row] >> (8u * (i & 3u))) & 0xFFu);
+  return ((rb(b + 74u + (i >> 3u)) >> (i & 7u)) & 1u) != 0u ? -v : v;
+}
+float dsub(uint b, uint j) { return rf16(b) * float(2u * ((rb(b + 106u + (j >> 1u)) >> (4u * (j & 1u))) & 15u) + 1u); }
+float msub(uint b, uint j) { return 0.0; }
+
+#elif defined(FMT_iq1_s) || defined(FMT_iq1_m)
+#define QK 256u
+layout(std430, binding = TABLE_BINDING) readonly buffer Table { uint kIq1sGrid[]; };
+// Grid rows are 8 int8 values in {-1, 0, 1}; x = d (2s + 1) (grid +- 1/8). The code folds the
+// delta in: q = 8 grid +- 1, dsub = d (2s + 1) / 8.
+int iq1_grid(uint row, uint j) { return int(kIq1sGrid[2u * row + (j >> 2u)] << (24u - 8u * (j & 3u))) >> 24; }
+#if defined(FMT_iq1_s)
+#define SUB 32u
+#define BLOCK_BYTES 50u
+// {f16 d; u8 qs[32] low index bits; u16 qh[8] per 32: bits 3l..3l+2 index bits 8-10 of group
+// l, bits 12-14 the scale, bit 15 the delta sign (set: -1/8)}.
+int qcode(uint b, uint i) {
+  uint h = ru16(b + 34u + 2u * (i >> 5u));
+  uint row = rb(b + 2u + (i >> 3u)) | (((h >> (3u * ((i >> 3u) & 3u))) & 7u) << 8u);
+  return 8 * iq1_grid(row, i & 7u) + ((h & 0x8000u) != 0u ? -1 : 1);
+}
+float dsub(uint b, uint j) { return rf16(b) * float(2u * ((ru16(b + 34u + 2u * j) >> 12u) & 7u) + 1u) * 0.125; }
+#else
+#define SUB 16u
+#define BLOCK_BYTES 56u
+// {u8 qs[32] low index bits; u8 qh[16]: a nibble per 8 weights (index bits 8-10 | delta sign
+// << 3), low nibble first; u16 sc[4]: four 3-bit scales per word (one per 16 weights) in bits
+// 0-11, and in bits 12-15 of sc[0..3] the four nibbles of d's fp16 bits, low first}.
+int qcode(uint b, uint i) {
+  uint g = i >> 3u;
+  uint nib = (rb(b + 32u + (g >> 1u)) >> (4u * (g & 1u))) & 15u;
+  uint row = rb(b + g) | ((nib & 7u) << 8u);
+  return 8 * iq1_grid(row, i & 7u) + ((nib & 8u) != 0u ? -1 : 1);
+}
+float dsub(uint b, uint j) {
+  uint dbits = (ru16(b + 48u) >> 12u) | ((ru16(b + 50u) >> 8u) & 0xF0u) | ((ru16(b + 52u) >> 4u) & 0xF00u) |
+               (ru16(b + 54u) & 0xF000u);
+  uint s = (ru16(b + 48u + 2u * (j >> 2u)) >> (3u * (j & 3u))) & 7u;
+  return unpackHalf2x16(dbits).x * float(2u * s + 1u) * 0.125;
+}
+#endif
+float msub(uint b, uint j) { return 0.0; }
+
+#elif defined(FMT_iq4_nl) || defined(FMT_iq4_xs)
+layout(std430, binding = TABLE_BINDING) readonly buffer Table { uint kValuesIq4nl[]; };  // 16 int8
+int iq4_value(uint c) { return int(kValuesIq4nl[c >> 2u] << (24u - 8u * (c & 3u))) >> 24; }
+#if defined(FMT_iq4_nl)
+#define QK 32u
+#define SUB 32u
+#define BLOCK_BYTES 18u
+// {f16 d; u8 qs[16]}: nibbles in q4_0 order (low nibbles elements 0..15), x = d * kvalues[nibble].
+int qcode(uint b, uint i) { return iq4_value((rb(b + 2u + (i & 15u)) >> (4u * (i >> 4u))) & 15u); }
+float dsub(uint b, uint j) { return rf16(b); }
+#else
+#define QK 256u
+#define SUB 32u
+#define BLOCK_BYTES 136u
+// {f16 d; u16 scales_h: 2 bits per 32; u8 scales_l[4]: a nibble per 32; u8 qs[128]: 16 bytes
+// per 32 in q4_0 order}. x = d (ls - 32) kvalues[nibble], ls 6 bits.
+int qcode(uint b, uint i) {
+  uint r = i & 31u;
+  return iq4_value((rb(b + 8u + 16u * (i >> 5u) + (r & 15u)) >> (4u * (r >> 4u))) & 15u);
+}
+float dsub(uint b, uint j) {
+  uint ls = ((rb(b + 4u + (j >> 1u)) >> (4u * (j & 1u))) & 15u) | (((ru16(b + 2u) >> (2u * j)) & 3u) << 4u);
+  return rf16(b) * float(int(ls) - 32);
+}
+#endif
+float msub(uint b, uint j) { return 0.0; }
+
+// ---- Ternary: x = d (code - 1), one fp16 d per 256.
+
+#elif defined(FMT_tq1_0)
+#define QK 256u
+#define SUB 256u
+#define BLOCK_BYTES 54u
+// {u8 qs[48]; u8 qh[4]; f16 d}: a byte holds base-3 digits as a fraction of 256; digit n of
+// byte c is the top digit of (c * 3^n mod 256): ((c 3^n) & 255) * 3 >> 8. Elements 0..159: digit
+// i / 32 of qs[i % 32]; 160..239: digit of qs[32..47] per 16; 240..255: digit of qh per 4.
+int qcode(uint b, uint i) {
+  uint off, n;
+  if (i < 160u) { off = i & 31u; n = i >> 5u; }
+  else if (i < 240u) { off = 32u + ((i - 160u) & 15u); n = (i - 160u) >> 4u; }
+  else { off = 48u + ((i - 240u) & 3u); n = (i - 240u) >> 2u; }
+  const uint pow3[5] = uint[5](1u, 3u, 9u, 27u, 81u);
+  uint t = (rb(b + off) * pow3[n]) & 255u;
+  return int((t * 3u) >> 8u) - 1;
+}
+float dsub(uint b, uint j) { return rf16(b + 52u); }
+float msub(uint b, uint j) { return 0.0; }
+
+#elif defined(FMT_tq2_0)
+#define QK 256u
+#define SUB 256u
+#define BLOCK_BYTES 66u
+// {u8 qs[64]; f16 d}: element 128h + 32l + m is bits 2l..2l+1 of qs[32h + m].
+int qcode(uint b, uint i) { return int((rb(b + 32u * (i >> 7u) + (i & 31u)) >> (2u * ((i >> 5u) & 3u))) & 3u) - 1; }
+float dsub(uint b, uint j) { return rf16(b + 64u); }
+float msub(uint b, uint j) { return 0.0; }
+
+// ---- FP8 with an f32 scale per 32: {u32 scale bits; u8 q[32]}, x = scale * fp8(q). The
+// product has up to 28 significant bits, and the scale may be an f32 denormal: both outputs
+// are rounded once from the exact integer product.
+
+#elif defined(FMT_fp8_e4m3) || defined(FMT_fp8_e5m2)
+#define QK 32u
+#define SUB 32u
+#define BLOCK_BYTES 36u
+#define QVALUE_FLOAT
+#if defined(FMT_fp8_e4m3)
+#define FP8_MANT 3u  // E4M3 "fn": bias 7, no Inf (0x7F/0xFF are NaN: invalid blocks)
+#define FP8_BIAS 7
+#else
+#define FP8_MANT 2u  // E5M2: bias 15 (exponent 31 is Inf/NaN: invalid blocks)
+#define FP8_BIAS 15
+#endif
+// |fp8(c)| = m * 2^e with m an integer (the significand with its hidden bit).
+int fp8_parts(uint c, out uint m) {
+  uint ex = (c & 0x7Fu) >> FP8_MANT, mant = c & ((1u << FP8_MANT) - 1u);
+  m = ex == 0u ? mant : (mant | (1u << FP8_MANT));
+  return int(max(ex, 1u)) - FP8_BIAS - int(FP8_MANT);
+}
+float qvalue(uint b, uint i) {  // exact: at most 4 significant bits, no smaller than 2^-16
+  uint c = rb(b + 4u + i), m;
+  int e = fp8_parts(c, m);
+  float v = ldexp(float(m), e);
+  return (c & 0x80u) != 0u ? -v : v;
+}
+float dsub(uint b, uint j) { return uintBitsToFloat(ru32(b)); }
+float msub(uint b, uint j) { return 0.0; }
+#define VALUE_BITS_EXACT
+#define VALUE_F16_BITS_EXACT
+uint fp8_round(uint b, uint i, bool to_f16) {
+  uint d = ru32(b), c = rb(b + 4u + i), ms, mq;
+  int e = f32_parts(d, ms);
+  e += fp8_parts(c, mq);
+  return round_float_bits((c >> 7u) != (d >> 31u), ms * mq, e, to_f16);  // ms mq < 2^28
+}
+uint value_bits(uint b, uint i) { return fp8_round(b, i, false); }
+uint value_f16_bits(uint b, uint i) { return fp8_round(b, i, true); }
+
 #else
 #error "no FMT_<format> defined"
+#endif
+
+#ifndef QVALUE_FLOAT
+float qvalue(uint b, uint i) { return float(qcode(b, i)); }
 #endif

@@ -3,11 +3,13 @@
 // verdict sees device-side writes past the output and unwritten poison.
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "backends/guarded.hpp"
 #include "backends/vulkan/vk_runtime.hpp"
 #include "kernels/kernel.hpp"
 #include "kernels/mutant.hpp"
+#include "kernels/vulkan/vk_code.hpp"
 
 #ifdef QGATE_MUTANTS  // mutant build only
 extern const qgate::vk::Shader qgate_vk_mutant_crossed_lanes_matvec_f32_q4_0;
@@ -37,15 +39,37 @@ struct Scoped {
   ~Scoped() { rt->release(b); }
 };
 
+// The codebook of a table format, uploaded as it is; no buffer (and no binding) otherwise.
+struct TableBuffer {
+  vk::Runtime* rt;
+  vk::Buffer b;
+  bool used;
+  TableBuffer(vk::Runtime* r, std::span<const std::byte> t) : rt(r), used(!t.empty()) {
+    if (!used) return;
+    b = r->alloc((t.size() + 3) / 4 * 4);
+    if (b.map) std::memcpy(b.map, t.data(), t.size());
+  }
+  ~TableBuffer() {
+    if (used) rt->release(b);
+  }
+  bool ok() const { return !used || b.map; }
+  // The shader's last binding (the runtime checks the count against the shader's).
+  void bind(std::vector<vk::Buffer*>& binds) {
+    if (used) binds.push_back(&b);
+  }
+};
+
 }  // namespace
 
 const char* dequant(const KernelInfo& k, const QTensor& w, const float*, int64_t, GuardedBuffer& out) {
   std::string why;
   vk::Runtime* rt = vk::Runtime::instance(why);
   if (!rt) return fail("vulkan unavailable: " + why);
-  const vk::Shader* shader = &rt->pick(*static_cast<const vk::ShaderPair*>(k.device_code));
+  const Code& code = *static_cast<const Code*>(k.device_code);
+  const vk::Shader* shader = &rt->pick(code.shaders);
   Scoped wb(rt, w.bytes.size()), ob(rt, out.region_bytes());
-  if (!wb.b.map || !ob.b.map) return fail("vulkan: buffer allocation failed");
+  TableBuffer tb(rt, code.table);
+  if (!wb.b.map || !ob.b.map || !tb.ok()) return fail("vulkan: buffer allocation failed");
   std::memcpy(wb.b.map, w.bytes.data(), w.bytes.size());
   std::memcpy(ob.b.map, out.region(), out.region_bytes());
   const uint64_t elems = static_cast<uint64_t>(w.n) * static_cast<uint64_t>(w.k);
@@ -53,7 +77,8 @@ const char* dequant(const KernelInfo& k, const QTensor& w, const float*, int64_t
   const uint64_t threads = k.prec.out == OutType::f16 ? (elems + 1) / 2 : elems;
   uint32_t gx, gy;
   grid((threads + 63) / 64, gx, gy);
-  vk::Buffer* binds[2] = {&wb.b, &ob.b};
+  std::vector<vk::Buffer*> binds = {&wb.b, &ob.b};
+  tb.bind(binds);
   if (std::string e = rt->dispatch(*shader, binds, push, gx, gy); !e.empty()) return fail(e);
   std::memcpy(out.region(), ob.b.map, out.region_bytes());
   return nullptr;
@@ -63,7 +88,8 @@ const char* matvec(const KernelInfo& k, const QTensor& w, const float* x, int64_
   std::string why;
   vk::Runtime* rt = vk::Runtime::instance(why);
   if (!rt) return fail("vulkan unavailable: " + why);
-  const vk::Shader* shader = &rt->pick(*static_cast<const vk::ShaderPair*>(k.device_code));
+  const Code& code = *static_cast<const Code*>(k.device_code);
+  const vk::Shader* shader = &rt->pick(code.shaders);
 #ifdef QGATE_MUTANTS
   if (QGATE_MUTANT_ON(vk_crossed_nibble_lanes) && k.format == FormatId::q4_0)
     shader = &qgate_vk_mutant_crossed_lanes_matvec_f32_q4_0;
@@ -75,10 +101,12 @@ const char* matvec(const KernelInfo& k, const QTensor& w, const float* x, int64_
   const size_t slack = static_cast<size_t>(kRowsPerDispatch * w.n) * 4;
   Scoped wb(rt, w.bytes.size()), xb(rt, static_cast<size_t>(kRowsPerDispatch * w.k) * 4),
       ob(rt, out.region_bytes() + slack);
-  if (!wb.b.map || !xb.b.map || !ob.b.map) return fail("vulkan: buffer allocation failed");
+  TableBuffer tb(rt, code.table);
+  if (!wb.b.map || !xb.b.map || !ob.b.map || !tb.ok()) return fail("vulkan: buffer allocation failed");
   std::memcpy(wb.b.map, w.bytes.data(), w.bytes.size());
   std::memcpy(ob.b.map, out.region(), out.region_bytes());
-  vk::Buffer* binds[3] = {&wb.b, &xb.b, &ob.b};
+  std::vector<vk::Buffer*> binds = {&wb.b, &xb.b, &ob.b};
+  tb.bind(binds);
   for (int64_t m0 = 0; m0 < m; m0 += kRowsPerDispatch) {
     const int64_t rows = std::min(kRowsPerDispatch, m - m0);
     std::memcpy(xb.b.map, x + m0 * w.k, static_cast<size_t>(rows * w.k) * 4);

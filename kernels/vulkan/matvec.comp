@@ -8,6 +8,7 @@ layout(std430, binding = 1) readonly buffer X { float x[]; };
 layout(std430, binding = 2) buffer O { uint o[]; };
 layout(push_constant) uniform P { uint n; uint k; uint m; uint out_word; } pc;
 
+#define TABLE_BINDING 3  // codebook formats: their table (formats.glsl)
 #include "common.glsl"
 #include "formats.glsl"
 
@@ -21,7 +22,11 @@ void main() {
   float acc[8] = float[8](0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
   for (uint e = t; e < pc.k; e += 64u) {
     uint b = row_byte + (e / QK) * BLOCK_BYTES, i = e % QK, j = i / SUB;
-    float wv = dsub(b, j) * float(qcode(b, i)) - msub(b, j);
+#ifdef VALUE_BITS_EXACT
+    float wv = uintBitsToFloat(value_bits(b, i));  // one correct rounding, no operand flushed
+#else
+    float wv = dsub(b, j) * qvalue(b, i) - msub(b, j);
+#endif
     for (uint r = 0u; r < pc.m; ++r) acc[r] = fma(wv, x[r * pc.k + e], acc[r]);
   }
 #ifdef MUTANT_rows_past_m
