@@ -135,6 +135,8 @@ PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOp
     r.pass = false;
     r.failure = o.summary();
     r.repro = repro_line(k, p, s);
+    auto shrunk = std::make_shared<Case>();
+    if (materialize(format_info(k.format), s, k.op == Op::matmul, *shrunk).empty()) r.failing = shrunk;
     if (!opt.regression_dir.empty()) {
       Case c;
       run_spec(k, p, s, &c);
@@ -160,6 +162,7 @@ PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOp
         r.pass = false;
         r.failure = o.summary() + " (patterns " + std::to_string(at) + ".." + std::to_string(at + part.size() - 1) + ")";
         r.repro = "qgate gate --kernel " + k.name + " --property every_scale_pattern --seed " + std::to_string(r.seed);
+        r.failing = std::make_shared<const Case>(c);
         if (!opt.regression_dir.empty()) {
           std::string err;
           r.case_file = write_case_file(opt.regression_dir, k.name, std::string(p.name), c, r.failure, err);

@@ -1,5 +1,6 @@
 // Properties (properties.inc) and how to run one against one kernel.
 #pragma once
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -45,6 +46,7 @@ struct PropertyRun {
   std::string failure;          // verdict of the (shrunk) failing case
   std::string repro;            // one command line
   std::string case_file;        // written regression case, if any
+  std::shared_ptr<const Case> failing;  // the concrete (shrunk) failing case, for reports
 };
 
 uint64_t default_seed();

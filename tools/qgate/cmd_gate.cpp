@@ -1,45 +1,141 @@
 // qgate gate: the main job. Every registered kernel on every backend under every property
 // that applies; prints the format x op x backend matrix and every failure with its repro.
+// With --gguf/--tensor the weight is a real tensor and the properties that take a given
+// weight run over it; with --report the run is also written as JUnit XML, a Markdown
+// matrix and heat maps of the failing cases.
 #include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
 
+#include "io/gguf/weight.hpp"
+#include "kernels/mutant.hpp"
+#include "properties/fixed_weight.hpp"
 #include "properties/gate_run.hpp"
+#include "report/report.hpp"
 #include "tools/qgate/commands.hpp"
 
 namespace qgate::cli {
+namespace {
+
+struct GateArgs {
+  GateFilter f;
+  uint64_t seed = 0;
+  std::string regression, gguf, tensor, rows, report, mutant;
+  bool quiet = false;
+};
+
+std::string quote_arg(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/=+-") ==
+                        std::string::npos)
+    return s;
+  std::string o = "'";
+  for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return o + "'";
+}
+
+}  // namespace
 
 void add_gate(CLI::App& app) {
   auto* cmd = app.add_subcommand("gate", "Gate kernels against the fp64 oracle (nbad = 0 required) and print the matrix");
-  auto f = std::make_shared<GateFilter>();
-  auto seed = std::make_shared<uint64_t>(0);
-  auto regression = std::make_shared<std::string>();
-  auto quiet = std::make_shared<bool>(false);
-  cmd->add_option("--backend", f->backend, "only this backend (cpu, vulkan, cuda, hip)")
+  auto a = std::make_shared<GateArgs>();
+  GateFilter& f = a->f;
+  cmd->add_option("--backend", f.backend, "only this backend (cpu, vulkan, cuda, hip)")
       ->check(CLI::IsMember({"cpu", "vulkan", "cuda", "hip"}));
-  cmd->add_option("--format", f->format, "only kernels of this format (GGUF name, case-insensitive)");
-  cmd->add_option("--op", f->op, "only this op")->check(CLI::IsMember({"dequant", "matmul"}));
-  cmd->add_option("--kernel", f->kernel, "only kernels whose name contains this");
-  cmd->add_option("--property", f->property, "only this property");
-  cmd->add_option("--seed", *seed, "RapidCheck seed (default: QGATE_SEED or a fixed constant; always printed)");
-  cmd->add_option("--regression-dir", *regression, "write each failing case here (e.g. regression/cases)");
-  cmd->add_flag("--quiet", *quiet, "print only the matrix and failures");
-  cmd->callback([=] {
-    if (!f->format.empty() && !find_format(f->format)) throw Failure{"unknown format '" + f->format + "'"};
-    if (!f->property.empty() && !find_property(f->property)) throw Failure{"unknown property '" + f->property + "'"};
+  cmd->add_option("--format", f.format, "only kernels of this format (GGUF name, case-insensitive)");
+  cmd->add_option("--op", f.op, "only this op")->check(CLI::IsMember({"dequant", "matmul"}));
+  cmd->add_option("--kernel", f.kernel, "only kernels whose name contains this");
+  cmd->add_option("--property", f.property, "only this property");
+  cmd->add_option("--seed", a->seed, "RapidCheck seed (default: QGATE_SEED or a fixed constant; always printed)");
+  cmd->add_option("--regression-dir", a->regression, "write each failing case here (e.g. regression/cases)");
+  cmd->add_flag("--quiet", a->quiet, "print only the matrix and failures");
+  auto* gguf = cmd->add_option("--gguf", a->gguf, "gate on a tensor of this GGUF v3 file (with --tensor)");
+  cmd->add_option("--tensor", a->tensor, "the tensor's name (qgate gguf list FILE shows them)")->needs(gguf);
+  cmd->add_option("--rows", a->rows, "only rows A..B-1 of the tensor (A:B; default all, at most 2^20 elements)")->needs(gguf);
+  cmd->add_option("--report", a->report, "also write DIR/junit.xml, DIR/matrix.md and DIR/heatmaps/*.png");
+  cmd->add_option("--mutant", a->mutant, "switch this planted mutant on first (qgate-mutants only; qgate mutants --list)");
+  cmd->callback([a] {
+    GateFilter& f = a->f;
+    if (!f.format.empty() && !find_format(f.format)) throw Failure{"unknown format '" + f.format + "'"};
+    if (!f.property.empty() && !find_property(f.property)) throw Failure{"unknown property '" + f.property + "'"};
+    if (!a->gguf.empty() && a->tensor.empty()) throw Failure{"--gguf needs --tensor NAME (qgate gguf list " + a->gguf + ")"};
+    if (!a->mutant.empty()) {
+      const mutant::Info* m = mutant::find(a->mutant);
+      if (!m) throw Failure{"unknown mutant '" + a->mutant + "' (qgate mutants --list)"};
+      if (!mutant::compiled_in()) throw Failure{"--mutant needs the mutant build of the tool (qgate-mutants)"};
+      mutant::activate(m->id);
+    }
     RunOptions opt;
-    opt.seed = *seed;
-    opt.regression_dir = *regression;
-    const bool tty = isatty(fileno(stderr)) && !*quiet;
-    std::printf("qgate gate: seed 0x%llx\n", static_cast<unsigned long long>(opt.seed ? opt.seed : default_seed()));
-    std::fflush(stdout);
-    const GateReport rep = run_gate(*f, opt, [&](size_t i, size_t n, const std::string& name) {
+    opt.seed = a->seed;
+    opt.regression_dir = a->regression;
+    const uint64_t seed = opt.seed ? opt.seed : default_seed();
+    const bool tty = isatty(fileno(stderr)) && !a->quiet;
+    auto progress = [&](size_t i, size_t n, const std::string& name) {
       if (tty) std::fprintf(stderr, "\r[%zu/%zu] %-48.48s", i + 1, n, name.c_str());
-    });
-    if (tty) std::fprintf(stderr, "\r%-70s\r", "");
-    if (rep.kernels.empty()) throw Failure{"no registered kernel matches the filter"};
+    };
+
+    GateReport rep;
+    std::string input = "generated cases (properties.inc)";
+    if (!a->gguf.empty()) {
+      gguf::MappedFile file;
+      if (std::string e = file.open(a->gguf); !e.empty()) throw Failure{e};
+      gguf::RowRange rows;
+      if (!a->rows.empty())
+        if (std::string e = gguf::parse_rows(a->rows, rows); !e.empty()) throw Failure{e};
+      if (a->rows.empty()) {
+        // Default window: the whole tensor up to 2^20 elements (the oracle's cost grows with
+        // N*K*M); --rows picks any other window.
+        if (const gguf::TensorInfo* t = file.file().find_tensor(a->tensor); t && t->k() > 0 && t->n() * t->k() > (1u << 20))
+          rows = {0, std::max<uint64_t>(1, (1u << 20) / t->k())};
+      }
+      QTensor w;
+      if (std::string e = gguf::load_weight(file, a->tensor, rows, w); !e.empty()) throw Failure{a->gguf + ": " + e};
+      if (!f.format.empty() && find_format(f.format) != w.fmt)
+        throw Failure{"--format " + f.format + " but tensor '" + a->tensor + "' is " + std::string(w.fmt->name)};
+      const gguf::TensorInfo& t = *file.file().find_tensor(a->tensor);
+      const uint64_t r0 = rows.end ? rows.begin : 0, r1 = rows.end ? rows.end : t.n();
+      input = "GGUF " + a->gguf + ", tensor " + a->tensor + " (" + std::string(w.fmt->name) + ", " + t.shape() +
+              "), rows " + std::to_string(r0) + ".." + std::to_string(r1 - 1) + " of " + std::to_string(t.n());
+      std::printf("qgate gate: %s\nqgate gate: seed 0x%llx\n", input.c_str(), static_cast<unsigned long long>(seed));
+      std::fflush(stdout);
+      FixedWeightOptions fo;
+      fo.run = opt;
+      fo.repro_prefix = "qgate gate --gguf " + quote_arg(a->gguf) + " --tensor " + quote_arg(a->tensor) +
+                        (a->rows.empty() ? "" : " --rows " + a->rows) +
+                        (a->mutant.empty() ? "" : " --mutant " + a->mutant);
+      rep = run_gate_fixed(f, w, fo, progress);
+      if (tty) std::fprintf(stderr, "\r%-70s\r", "");
+      if (rep.kernels.empty())
+        throw Failure{"no registered kernel of format " + std::string(w.fmt->name) + " matches the filter"};
+      for (const KernelGate& g : rep.kernels)
+        if (g.skipped) std::cout << "skipped " << g.kernel->name << ": " << g.skip_reason << "\n";
+    } else {
+      std::printf("qgate gate: seed 0x%llx\n", static_cast<unsigned long long>(seed));
+      std::fflush(stdout);
+      rep = run_gate(f, opt, progress);
+      if (tty) std::fprintf(stderr, "\r%-70s\r", "");
+      if (rep.kernels.empty()) throw Failure{"no registered kernel matches the filter"};
+    }
     std::cout << format_matrix(rep) << format_failures(rep);
+    if (!a->report.empty()) {
+      report::Context ctx;
+      ctx.seed = seed;
+      ctx.input = input;
+      ctx.command = "qgate gate";
+      const auto add = [&](const char* opt_name, const std::string& v) {
+        if (!v.empty()) ctx.command += std::string(" ") + opt_name + " " + quote_arg(v);
+      };
+      add("--backend", f.backend), add("--format", f.format), add("--op", f.op), add("--kernel", f.kernel);
+      add("--property", f.property), add("--gguf", a->gguf), add("--tensor", a->tensor), add("--rows", a->rows);
+      add("--mutant", a->mutant);
+      if (a->seed) add("--seed", std::to_string(a->seed));
+      report::Written w;
+      if (tty) std::fprintf(stderr, "writing the report...");
+      const std::string e = report::write_report(a->report, rep, ctx, w);
+      if (tty) std::fprintf(stderr, "\r%-30s\r", "");
+      if (!e.empty()) throw Failure{"report: " + e, kExitIo};
+      std::cout << "report: " << w.junit << ", " << w.markdown << ", " << w.heatmaps.size() << " heat map(s)\n";
+    }
     if (!rep.pass()) throw Failure{"gate FAILED", 1};
     std::cout << "gate PASSED\n";
   });

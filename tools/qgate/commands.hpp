@@ -25,5 +25,6 @@ void add_repro(CLI::App& app);
 void add_mutants(CLI::App& app);
 void add_bench(CLI::App& app);
 void add_probe(CLI::App& app);
+void add_gguf(CLI::App& app);
 
 }  // namespace qgate::cli

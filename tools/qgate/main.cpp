@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   qgate::cli::add_mutants(app);
   qgate::cli::add_bench(app);
   qgate::cli::add_probe(app);
+  qgate::cli::add_gguf(app);
   // ---- end of subcommands ----
 
   try {

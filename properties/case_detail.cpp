@@ -1,0 +1,63 @@
+#include "properties/case_detail.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "backends/guarded.hpp"
+
+namespace qgate {
+
+CaseDetail case_detail(const KernelInfo& k, const Case& c) {
+  CaseDetail d;
+  Reference ref;
+  DecodeError err = k.op == Op::dequant ? dequant_ref(c.w, k.prec.out, ref)
+                                        : matmul_ref(c.w, c.x.data(), c.spec.m, k.prec, ref);
+  if (err) {
+    d.error = "oracle: " + err.message;
+    return d;
+  }
+  GuardedBuffer out(ref.rows * ref.cols, k.prec.out);
+  const char* e = k.launch ? k.launch(k, c.w, c.x.data(), c.spec.m, out)
+                  : k.op == Op::dequant ? k.dequant(c.w.bytes.data(), c.w.n, c.w.k, out.data())
+                                        : k.matmul(c.w.bytes.data(), c.w.n, c.w.k, c.x.data(), c.spec.m, out.data());
+  if (e) {
+    d.error = std::string("kernel: ") + e;
+    return d;
+  }
+  d.verdict = judge(ref, out.data(), out.before(), out.redzone(), out.after(), out.redzone());
+  d.rows = ref.rows;
+  d.cols = ref.cols;
+  const int64_t n = ref.rows * ref.cols;
+  const std::vector<double> got = output_as_double(out.data(), n, ref.out);
+  d.ratio.assign(static_cast<size_t>(n), 0.0f);
+  d.cell.assign(static_cast<size_t>(n), CaseDetail::ok);
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i) {
+    const double want = ref.exact_rounding ? out_round(ref.value[i], ref.out) : ref.value[i];
+    const double bound = ref.bound[i];
+    auto& cell = d.cell[static_cast<size_t>(i)];
+    auto& ratio = d.ratio[static_cast<size_t>(i)];
+    if (is_poison(out.data(), i, ref.out)) {
+      cell = CaseDetail::unwritten;
+      ratio = inf;
+    } else if (!std::isfinite(got[i])) {
+      if (got[i] != want) cell = CaseDetail::nonfinite, ratio = inf;
+    } else if (!std::isfinite(want)) {
+      cell = CaseDetail::bad, ratio = inf;
+    } else {
+      const double ae = std::fabs(got[i] - want);
+      ratio = bound > 0 ? static_cast<float>(ae / bound) : (ae > 0 ? inf : 0.0f);
+      const bool bad = ref.exact_rounding ? (got[i] != want || std::signbit(got[i]) != std::signbit(want)) : ae > bound;
+      if (bad) cell = CaseDetail::bad;
+    }
+  }
+  const size_t elem = out.bytes() / static_cast<size_t>(std::max<int64_t>(n, 1));
+  const size_t slots = elem ? out.redzone() / elem : 0;
+  d.guard_after.assign(slots, 0);
+  for (size_t s = 0; s < slots; ++s)
+    for (size_t b = 0; b < elem; ++b) d.guard_after[s] |= out.after()[s * elem + b] != kRedzoneByte;
+  for (size_t b = 0; b < out.redzone(); ++b) d.redzone_before_damaged += out.before()[b] != kRedzoneByte;
+  return d;
+}
+
+}  // namespace qgate
