@@ -14,6 +14,13 @@ struct Availability {
 };
 
 Availability probe_backend(BackendId b);
+// The kernel's backend, then the device features the kernel itself needs.
+inline Availability probe_kernel(const KernelInfo& k) {
+  Availability a = probe_backend(k.backend);
+  if (a.available && k.unavailable)
+    if (const char* why = k.unavailable()) return {false, why};
+  return a;
+}
 inline constexpr BackendId kAllBackends[] = {BackendId::cpu, BackendId::vulkan, BackendId::cuda, BackendId::hip};
 
 }  // namespace qgate

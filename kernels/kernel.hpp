@@ -48,6 +48,9 @@ struct KernelInfo {
   MatmulFn matmul = nullptr;
   AcceptsFn accepts = nullptr;
   LaunchFn launch = nullptr;          // device backends (CPU kernels use dequant / matmul)
+  // Why this kernel cannot run on the device at hand though its backend can (a device
+  // feature it needs, e.g. packed int8 dot products); nullptr = it can. Reported skipped.
+  const char* (*unavailable)() = nullptr;
   const void* device_code = nullptr;  // backend-specific (Vulkan: the vk::Shader)
 };
 

@@ -179,7 +179,7 @@ GateReport run_gate_fixed(const GateFilter& f, const QTensor& w, const FixedWeig
     if (progress) progress(i, selected.size(), k.name);
     KernelGate g;
     g.kernel = &k;
-    const Availability a = probe_backend(k.backend);
+    const Availability a = probe_kernel(k);
     const std::string mismatch = fixed_weight_mismatch(k, w);
     if (!a.available) {
       g.skipped = true;

@@ -42,7 +42,7 @@ GateReport run_gate(const GateFilter& f, const RunOptions& opt,
     if (progress) progress(i, selected.size(), k.name);
     KernelGate g;
     g.kernel = &k;
-    const Availability a = probe_backend(k.backend);
+    const Availability a = probe_kernel(k);
     if (!a.available) {
       g.skipped = true;
       g.skip_reason = a.reason;

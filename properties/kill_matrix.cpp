@@ -15,7 +15,8 @@ std::vector<MutantRow> run_kill_matrix(const std::string& only, const std::strin
     row.kernel = find_kernel(m.target);
     row.probe = probe_from_target(m.target);
     const BackendId backend = row.kernel ? row.kernel->backend : row.probe ? row.probe->backend : BackendId::cpu;
-    if (const Availability a = probe_backend(backend); (row.kernel || row.probe) && !a.available) {
+    if (const Availability a = row.kernel ? probe_kernel(*row.kernel) : probe_backend(backend);
+        (row.kernel || row.probe) && !a.available) {
       row.skipped = true;
       row.skip_reason = std::string(backend_name(backend)) + ": " + a.reason;
     } else if (row.probe) {

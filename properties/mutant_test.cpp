@@ -17,7 +17,7 @@ class Mutant : public ::testing::TestWithParam<const mutant::Info*> {};
 TEST_P(Mutant, IsKilled) {
   ASSERT_TRUE(mutant::compiled_in()) << "this binary must link the mutant kernels";
   if (const KernelInfo* k = find_kernel(GetParam()->target)) {
-    const Availability a = probe_backend(k->backend);
+    const Availability a = probe_kernel(*k);
     if (!a.available) GTEST_SKIP() << backend_name(k->backend) << ": " << a.reason;
   }
   const auto rows = run_kill_matrix(std::string(GetParam()->name), "");

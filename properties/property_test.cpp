@@ -30,7 +30,7 @@ class Gate : public ::testing::TestWithParam<Pair> {};
 
 TEST_P(Gate, Property) {
   const Pair& pr = GetParam();
-  const Availability a = probe_backend(pr.kernel->backend);
+  const Availability a = probe_kernel(*pr.kernel);
   if (!a.available) GTEST_SKIP() << backend_name(pr.kernel->backend) << ": " << a.reason;
   RunOptions opt;
   opt.regression_dir = QGATE_REGRESSION_DIR;

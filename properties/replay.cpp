@@ -13,7 +13,7 @@ bool replay_case_file(const std::string& path, std::vector<ReplayResult>& out, s
     if (k.op == Op::matmul && cf.c.x.empty()) continue;
     ReplayResult r;
     r.kernel = &k;
-    const Availability a = probe_backend(k.backend);
+    const Availability a = probe_kernel(k);
     if (!a.available) {
       r.skipped = true;
       r.skip_reason = a.reason;

@@ -15,9 +15,10 @@ namespace qgate::vk {
 
 std::string DeviceInfo::describe() const {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%s, Vulkan %u.%u, subgroup %u, int8 dot %s, f32 denormals %s", name.c_str(),
+  std::snprintf(buf, sizeof buf, "%s, Vulkan %u.%u, subgroup %u, int8 dot %s, f64 %s, f32 denormals %s", name.c_str(),
                 VK_API_VERSION_MAJOR(api_version), VK_API_VERSION_MINOR(api_version), subgroup_size,
-                int8_dot ? "accelerated" : "no", denorm_preserve_f32 ? "preserved" : "may flush");
+                int8_dot ? "accelerated" : int_dot ? "supported (not accelerated)" : "no", float64 ? "yes" : "no",
+                denorm_preserve_f32 ? "preserved" : "may flush");
   return buf;
 }
 
@@ -121,24 +122,46 @@ struct RuntimeBuilder {
     vkEnumerateDeviceExtensionProperties(I.phys, nullptr, &en, nullptr);
     std::vector<VkExtensionProperties> exts(en);
     vkEnumerateDeviceExtensionProperties(I.phys, nullptr, &en, exts.data());
+    bool dot_ext = false;
     for (const auto& e : exts)
-      if (std::strcmp(e.extensionName, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME) == 0) {
-        VkPhysicalDeviceShaderIntegerDotProductProperties dp{
-            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES};
-        VkPhysicalDeviceProperties2 q{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
-        q.pNext = &dp;
-        vkGetPhysicalDeviceProperties2(I.phys, &q);
-        rt->info_.int8_dot = dp.integerDotProduct4x8BitPackedSignedAccelerated;
-      }
+      if (std::strcmp(e.extensionName, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME) == 0) dot_ext = true;
+    // Features the kernels use where the device has them: f64 (the int8 path's activation
+    // quantizer) and packed int8 dot products (the vkdot kernels).
+    VkPhysicalDeviceShaderIntegerDotProductFeatures dotf{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
+    VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    if (dot_ext) f2.pNext = &dotf;
+    vkGetPhysicalDeviceFeatures2(I.phys, &f2);
+    rt->info_.float64 = f2.features.shaderFloat64;
+    rt->info_.int_dot = dot_ext && dotf.shaderIntegerDotProduct;
+    if (rt->info_.int_dot) {
+      VkPhysicalDeviceShaderIntegerDotProductProperties dp{
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES};
+      VkPhysicalDeviceProperties2 q{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+      q.pNext = &dp;
+      vkGetPhysicalDeviceProperties2(I.phys, &q);
+      rt->info_.int8_dot = dp.integerDotProduct4x8BitPackedSignedAccelerated;
+    }
 
     const float prio = 1.0f;
     VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
     qci.queueFamilyIndex = I.queue_family;
     qci.queueCount = 1;
     qci.pQueuePriorities = &prio;
+    VkPhysicalDeviceFeatures2 feats{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    feats.features.shaderFloat64 = rt->info_.float64;
+    VkPhysicalDeviceShaderIntegerDotProductFeatures want_dot{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
+    want_dot.shaderIntegerDotProduct = VK_TRUE;
+    const char* dev_exts[] = {VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME};
     VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    dci.pNext = &feats;
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
+    if (rt->info_.int_dot) {
+      feats.pNext = &want_dot;
+      dci.enabledExtensionCount = 1;
+      dci.ppEnabledExtensionNames = dev_exts;
+    }
     if (VkResult r = vkCreateDevice(I.phys, &dci, nullptr, &I.device); r != VK_SUCCESS) {
       why = vkerr("vkCreateDevice", r);
       return nullptr;

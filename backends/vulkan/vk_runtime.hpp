@@ -15,7 +15,9 @@ struct DeviceInfo {
   std::string name;
   uint32_t api_version = 0;
   uint32_t subgroup_size = 0;
-  bool int8_dot = false;            // VK_KHR_shader_integer_dot_product, 4x8-bit packed accelerated
+  bool int_dot = false;             // shaderIntegerDotProduct enabled (VK_KHR_shader_integer_dot_product)
+  bool int8_dot = false;            // ... and its 4x8-bit packed signed form is accelerated
+  bool float64 = false;             // shaderFloat64 enabled
   bool denorm_preserve_f32 = false; // shaderDenormPreserveFloat32
   std::string describe() const;
 };

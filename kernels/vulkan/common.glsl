@@ -6,8 +6,10 @@
 // and the exact output conversions (round-to-odd subtraction, f32 -> f16 round to nearest
 // even in integer arithmetic: packHalf2x16's rounding is not pinned by the spec).
 
-#ifdef QGATE_DENORM_PRESERVE
+#if defined(QGATE_DENORM_PRESERVE) || defined(QGATE_INT_DOT)
 #extension GL_EXT_spirv_intrinsics : require
+#endif
+#ifdef QGATE_DENORM_PRESERVE
 spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 32);  // DenormPreserve 32
 #endif
 
@@ -71,3 +73,33 @@ uint round_float_bits(bool neg, uint m, int e, bool to_f16) {
   uint bits = (uint(q + frac + bias - 1) << uint(frac)) + r;
   return sign | min(bits, to_f16 ? 0x7C00u : 0x7F800000u);
 }
+
+// The little-endian word at any byte offset (blocks of 18, 34, 210 bytes leave their
+// fields unaligned): two aligned loads and a funnel shift.
+uint ru32u(uint off) {
+  uint lo = w[off >> 2], sh = (off & 3u) * 8u;
+  return sh == 0u ? lo : (lo >> sh) | (w[(off >> 2) + 1u] << (32u - sh));
+}
+
+// x * 2^e in two steps whose factors are normal f32 (|e| <= 254): exact where the result
+// is representable, one rounding (or a flush, on a flushing device) where it is not.
+// ldexp alone may multiply by 2^e, itself a denormal for e < -126.
+float ldexp2(float x, int e) {
+  int h = e / 2;
+  return ldexp(ldexp(x, h), e - h);
+}
+
+// The dot product of four signed bytes packed in a and b, exact in int32.
+// QGATE_INT_DOT: SPV_KHR_integer_dot_product's OpSDot (the device's packed int8 dot
+// product, feature shaderIntegerDotProduct); otherwise four integer multiply-adds.
+#ifdef QGATE_INT_DOT
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
+int sdot_packed(int a, int b, spirv_literal int packed_format);  // OpSDot, PackedVectorFormat4x8Bit (0)
+int dot4(uint a, uint b) { return sdot_packed(int(a), int(b), 0); }
+#else
+int dot4(uint a, uint b) {
+  ivec4 x = ivec4(int(a << 24u), int(a << 16u), int(a << 8u), int(a)) >> 24;
+  ivec4 y = ivec4(int(b << 24u), int(b << 16u), int(b << 8u), int(b)) >> 24;
+  return x.x * y.x + x.y * y.y + x.z * y.z + x.w * y.w;
+}
+#endif

@@ -62,6 +62,25 @@ float msub(uint b, uint j) { return -rf16(b + 2u); }
 #else
 float msub(uint b, uint j) { return 0.0; }
 #endif
+// int8 path: codes i..i+3 from one (unaligned) word of nibbles, the 5th bits spread to
+// the byte lanes; q4_0 / q5_0 codes stay biased (nibble = code + 8 / + 16).
+#define WPACK_FAST
+#if defined(FMT_q4_0)
+#define CODE_BIAS 8
+#elif defined(FMT_q5_0)
+#define CODE_BIAS 16
+#else
+#define CODE_BIAS 0
+#define HAS_MIN
+#endif
+uint wpack4(uint b, uint i) {
+  uint v = (ru32u(b + QS + (i & 15u)) >> (4u * (i >> 4u))) & 0x0F0F0F0Fu;
+#ifdef QH
+  uint h = (ru32u(b + QH) >> i) & 15u;
+  v |= ((h & 1u) | ((h & 2u) << 7u) | ((h & 4u) << 14u) | ((h & 8u) << 21u)) << 4u;
+#endif
+  return v;
+}
 
 #elif defined(FMT_q8_0)
 #define QK 32u
@@ -70,6 +89,9 @@ float msub(uint b, uint j) { return 0.0; }
 int qcode(uint b, uint i) { return rs8(b + 2u + i); }
 float dsub(uint b, uint j) { return rf16(b); }
 float msub(uint b, uint j) { return 0.0; }
+#define WPACK_FAST
+#define CODE_BIAS 0
+uint wpack4(uint b, uint i) { return ru32u(b + 2u + i); }
 
 #elif defined(FMT_mxfp4)
 #define QK 32u
@@ -84,6 +106,9 @@ int qcode(uint b, uint i) {
 }
 float dsub(uint b, uint j) { return ldexp(1.0, int(rb(b)) - 128); }
 float msub(uint b, uint j) { return 0.0; }
+// int8 path: the scale is a power of two, applied as an exponent (2^-128 is an f32 denormal).
+#define DSUB_EXP
+int dsub_exp(uint b, uint j) { return int(rb(b)) - 128; }
 // The exact f32 bits of element i, in integer arithmetic: q * 2^(e-128) is a denormal for
 // small e, which a flush-to-zero device would lose in any float operation.
 #define VALUE_BITS_EXACT
@@ -112,6 +137,13 @@ int qcode(uint b, uint i) {  // i = 128h + 32g + l: bits 2g of qs[32h + l]
 }
 float dsub(uint b, uint j) { return rf16(b + 80u) * float(rb(b + j) & 15u); }
 float msub(uint b, uint j) { return rf16(b + 82u) * float(rb(b + j) >> 4u); }
+#define WPACK_FAST
+#define CODE_BIAS 0
+#define HAS_MIN
+uint wpack4(uint b, uint i) {
+  uint h = i >> 7u, g = (i >> 5u) & 3u, l = i & 31u;
+  return (w[(b + 16u + 32u * h + l) >> 2] >> (2u * g)) & 0x03030303u;  // 84-byte blocks: aligned
+}
 
 #elif defined(FMT_q3_K)
 #define QK 256u
@@ -129,6 +161,14 @@ float dsub(uint b, uint j) {
   return rf16(b + 108u) * float(int(lo | (hi << 4u)) - 32);
 }
 float msub(uint b, uint j) { return 0.0; }
+#define WPACK_FAST
+#define CODE_BIAS 4  // packed: lo + 4 hi = code + 4
+uint wpack4(uint b, uint i) {
+  uint h = i >> 7u, g = (i >> 5u) & 3u, l = i & 31u;
+  uint lo = (ru32u(b + 32u + 32u * h + l) >> (2u * g)) & 0x03030303u;
+  uint hi = (ru32u(b + l) >> (4u * h + g)) & 0x01010101u;
+  return lo | (hi << 2u);
+}
 
 #elif defined(FMT_q4_K) || defined(FMT_q5_K)
 #define QK 256u
@@ -159,6 +199,17 @@ int qcode(uint b, uint i) {  // chunk c of 64: low nibbles of qs[32c..] then hig
 }
 float dsub(uint b, uint j) { return rf16(b) * float(k4_scale(b, j, 0u)); }
 float msub(uint b, uint j) { return rf16(b + 2u) * float(k4_scale(b, j, 1u)); }
+#define WPACK_FAST
+#define CODE_BIAS 0
+#define HAS_MIN
+uint wpack4(uint b, uint i) {  // blocks of 144 / 176 bytes: words stay aligned
+  uint c = i >> 6u, l = i & 31u;
+  uint v = (w[(b + QS + 32u * c + l) >> 2] >> (4u * ((i >> 5u) & 1u))) & 0x0F0F0F0Fu;
+#if defined(FMT_q5_K)
+  v |= ((w[(b + 16u + l) >> 2] >> (i >> 5u)) & 0x01010101u) << 4u;
+#endif
+  return v;
+}
 
 #elif defined(FMT_q6_K)
 #define QK 256u
@@ -173,6 +224,14 @@ int qcode(uint b, uint i) {  // i = 128h + 32r + l
 }
 float dsub(uint b, uint j) { return rf16(b + 208u) * float(rs8(b + 192u + j)); }
 float msub(uint b, uint j) { return 0.0; }
+#define WPACK_FAST
+#define CODE_BIAS 32
+uint wpack4(uint b, uint i) {
+  uint h = i >> 7u, r = (i >> 5u) & 3u, l = i & 31u;
+  uint low = ru32u(b + 64u * h + 32u * (r & 1u) + l);
+  low = (r >= 2u ? (low >> 4u) : low) & 0x0F0F0F0Fu;
+  return low | (((ru32u(b + 128u + 32u * h + l) >> (2u * r)) & 0x03030303u) << 4u);
+}
 
 #elif defined(FMT_q8_1)  // activation format, dequant only: {f16 d; f16 s; i8 qs[32]}, s unused
 #define QK 32u
@@ -426,4 +485,17 @@ uint value_f16_bits(uint b, uint i) { return fp8_round(b, i, true); }
 
 #ifndef QVALUE_FLOAT
 float qvalue(uint b, uint i) { return float(qcode(b, i)); }
+
+// ---- The int8 path (matvec_q8.comp, gemm_q8.comp): codes i..i+3 (i a multiple of 4) as
+// four signed bytes, each code + CODE_BIAS (the kernels take CODE_BIAS * sum(activation
+// codes) off again, in integers). Formats with a fast WPACK_FAST read whole words above;
+// the others pack their codes one by one. HAS_MIN: the format has a sub-block offset;
+// DSUB_EXP: its scale is 2^dsub_exp(b, j), applied as an exponent.
+#ifndef WPACK_FAST
+#define CODE_BIAS 0
+uint wpack4(uint b, uint i) {
+  return (uint(qcode(b, i)) & 255u) | ((uint(qcode(b, i + 1u)) & 255u) << 8u) |
+         ((uint(qcode(b, i + 2u)) & 255u) << 16u) | (uint(qcode(b, i + 3u)) << 24u);
+}
+#endif
 #endif

@@ -14,6 +14,7 @@
 #ifdef QGATE_MUTANTS  // mutant build only
 extern const qgate::vk::Shader qgate_vk_mutant_crossed_lanes_matvec_f32_q4_0;
 extern const qgate::vk::Shader qgate_vk_mutant_rows_past_m_matvec_f32_q6_K;
+extern const qgate::vk::Shader qgate_vk_mutant_missing_barrier_gemm_q8dot_q4_K;
 #endif
 
 namespace qgate::vkk {
@@ -118,6 +119,97 @@ const char* matvec(const KernelInfo& k, const QTensor& w, const float* x, int64_
   }
   std::memcpy(out.region(), ob.b.map, out.region_bytes());
   return nullptr;
+}
+
+namespace {
+
+// The int8 path: quantize the activations on the device (quant_act.comp), then run the
+// kernel's dispatches, all in one command buffer; the guarded output region is mirrored.
+// `dispatches` gets the kernel's buffers and appends its dispatches.
+template <class AddDispatches>
+const char* run_q8(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out,
+                   const vk::Shader* shader, size_t out_slack, AddDispatches&& dispatches) {
+  std::string why;
+  vk::Runtime* rt = vk::Runtime::instance(why);
+  if (!rt) return fail("vulkan unavailable: " + why);
+  const Code& code = *static_cast<const Code*>(k.device_code);
+  if (w.k % code.act_block) return fail("k is not a multiple of the activation block");
+  const size_t elems = static_cast<size_t>(m * w.k);
+  Scoped wb(rt, w.bytes.size()), xb(rt, elems * 4), ab(rt, elems), adb(rt, elems / code.act_block * 4),
+      asb(rt, elems / 16 * 4), ob(rt, out.region_bytes() + out_slack);
+  TableBuffer tb(rt, code.table);
+  for (const Scoped* b : {&wb, &xb, &ab, &adb, &asb, &ob})
+    if (!b->b.map) return fail("vulkan: buffer allocation failed");
+  if (!tb.ok()) return fail("vulkan: buffer allocation failed");
+  std::memcpy(wb.b.map, w.bytes.data(), w.bytes.size());
+  std::memcpy(xb.b.map, x, elems * 4);
+  std::memcpy(ob.b.map, out.region(), out.region_bytes());
+  std::vector<vk::Dispatch> steps;
+  vk::Dispatch q{&rt->pick(code.quant), {&xb.b, &ab.b, &adb.b, &asb.b}, {}, 1, 1, 1};
+  const uint32_t blocks = static_cast<uint32_t>(elems / code.act_block);
+  q.push.resize(4);
+  std::memcpy(q.push.data(), &blocks, 4);
+  grid(blocks, q.gx, q.gy);
+  steps.push_back(q);
+  std::vector<vk::Buffer*> binds = {&wb.b, &ab.b, &adb.b, &asb.b, &ob.b};
+  tb.bind(binds);
+  dispatches(*shader, binds, steps);
+  vk::Recording* rec = nullptr;
+  std::string err = rt->record(steps, rec);
+  if (err.empty()) err = rt->submit(rec);
+  rt->release(rec);
+  if (!err.empty()) return fail(err);
+  std::memcpy(out.region(), ob.b.map, out.region_bytes());
+  return nullptr;
+}
+
+template <class T>
+std::vector<uint8_t> push_bytes(std::initializer_list<T> v) {
+  std::vector<uint8_t> p(v.size() * sizeof(T));
+  std::memcpy(p.data(), v.begin(), p.size());
+  return p;
+}
+
+}  // namespace
+
+const char* matvec_q8(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out) {
+  std::string why;
+  vk::Runtime* rt = vk::Runtime::instance(why);
+  if (!rt) return fail("vulkan unavailable: " + why);
+  const vk::Shader* shader = &rt->pick(static_cast<const Code*>(k.device_code)->shaders);
+  constexpr int64_t kRows = 8;  // the shader keeps 8 accumulators
+  return run_q8(k, w, x, m, out, shader, 0, [&](const vk::Shader& s, const std::vector<vk::Buffer*>& binds,
+                                                std::vector<vk::Dispatch>& steps) {
+    for (int64_t m0 = 0; m0 < m; m0 += kRows) {
+      vk::Dispatch d{&s, binds, {}, 1, 1, 1};
+      d.push = push_bytes<uint32_t>({static_cast<uint32_t>(w.n), static_cast<uint32_t>(w.k),
+                                     static_cast<uint32_t>(std::min(kRows, m - m0)),
+                                     static_cast<uint32_t>(out.redzone() / 4 + m0 * w.n), static_cast<uint32_t>(m0)});
+      grid(static_cast<uint64_t>((w.n + 1) / 2), d.gx, d.gy);  // two weight rows per workgroup
+      steps.push_back(std::move(d));
+    }
+  });
+}
+
+const char* gemm_q8(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out) {
+  std::string why;
+  vk::Runtime* rt = vk::Runtime::instance(why);
+  if (!rt) return fail("vulkan unavailable: " + why);
+  const vk::Shader* shader = &rt->pick(static_cast<const Code*>(k.device_code)->shaders);
+#ifdef QGATE_MUTANTS
+  if (QGATE_MUTANT_ON(vk_missing_barrier) && k.format == FormatId::q4_K && k.name.ends_with("_vkdot"))
+    shader = &qgate_vk_mutant_missing_barrier_gemm_q8dot_q4_K;
+#endif
+  constexpr int64_t kTile = 32;
+  const int64_t gx = (w.n + kTile - 1) / kTile, gy = (m + kTile - 1) / kTile;
+  if (gx > 65535 || gy > 65535) return fail("gemm: more than 65535 tiles along one axis");
+  return run_q8(k, w, x, m, out, shader, 0, [&](const vk::Shader& s, const std::vector<vk::Buffer*>& binds,
+                                                std::vector<vk::Dispatch>& steps) {
+    vk::Dispatch d{&s, binds, {}, static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), 1};
+    d.push = push_bytes<uint32_t>({static_cast<uint32_t>(w.n), static_cast<uint32_t>(w.k), static_cast<uint32_t>(m),
+                                   static_cast<uint32_t>(out.redzone() / 4)});
+    steps.push_back(std::move(d));
+  });
 }
 
 }  // namespace qgate::vkk

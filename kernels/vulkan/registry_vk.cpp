@@ -1,5 +1,6 @@
 // The Vulkan kernels, from kernels.inc: per format a dequant to f32, a dequant to f16 and a
-// mat-vec with f32 activations (dequant-only lines: the first two).
+// mat-vec with f32 activations; for the int8 formats also the mat-vec and the tiled GEMM
+// on device-quantized activations, each as a portable kernel and as its packed-dot twin.
 #include <bit>
 #include <span>
 #include <vector>
@@ -9,18 +10,21 @@
 #include "kernels/vulkan/vk_code.hpp"
 #include "oracles/formats/iq_tables.hpp"
 
-#define QGATE_VK_DEQUANT_FORMAT(fmt)                            \
-  extern const qgate::vk::Shader qgate_vk_dequant_f32_##fmt;    \
-  extern const qgate::vk::Shader qgate_vk_dequant_f16_##fmt;    \
-  extern const qgate::vk::Shader qgate_vk_dequant_f32_dp_##fmt; \
-  extern const qgate::vk::Shader qgate_vk_dequant_f16_dp_##fmt;
-#define QGATE_VK_FORMAT(fmt)                                    \
-  QGATE_VK_DEQUANT_FORMAT(fmt)                                  \
-  extern const qgate::vk::Shader qgate_vk_matvec_f32_##fmt;     \
-  extern const qgate::vk::Shader qgate_vk_matvec_f32_dp_##fmt;
-#define QGATE_VK_TABLE_FORMAT(fmt, table) QGATE_VK_FORMAT(fmt)
+// Each shader as is and with DenormPreserve: qgate_vk_<variant>_<fmt>, qgate_vk_<variant>_dp_<fmt>.
+#define QGATE_VK_PAIR(variant, fmt) \
+  extern const qgate::vk::Shader qgate_vk_##variant##_##fmt; \
+  extern const qgate::vk::Shader qgate_vk_##variant##_dp_##fmt;
+#define QGATE_VK_DEQUANT_FORMAT(fmt) QGATE_VK_PAIR(dequant_f32, fmt) QGATE_VK_PAIR(dequant_f16, fmt)
+#define QGATE_VK_FORMAT(fmt) QGATE_VK_DEQUANT_FORMAT(fmt) QGATE_VK_PAIR(matvec_f32, fmt)
+#define QGATE_VK_QFORMAT(fmt, act)                                                                  \
+  QGATE_VK_FORMAT(fmt) QGATE_VK_PAIR(matvec_q8, fmt) QGATE_VK_PAIR(matvec_q8dot, fmt)             \
+      QGATE_VK_PAIR(gemm_q8, fmt) QGATE_VK_PAIR(gemm_q8dot, fmt)
+#define QGATE_VK_TABLE_FORMAT(fmt, act, table) QGATE_VK_QFORMAT(fmt, act)
 #include "kernels/vulkan/kernels.inc"
+QGATE_VK_PAIR(quant, q8_1)
+QGATE_VK_PAIR(quant, q8_K)
 #undef QGATE_VK_FORMAT
+#undef QGATE_VK_QFORMAT
 #undef QGATE_VK_DEQUANT_FORMAT
 #undef QGATE_VK_TABLE_FORMAT
 
@@ -31,10 +35,16 @@ namespace qgate {
 namespace vkk {
 const char* dequant(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
 const char* matvec(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
+const char* matvec_q8(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
+const char* gemm_q8(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
 }  // namespace vkk
 
 namespace {
 int64_t matvec_depth(int64_t k) { return 2 * ((k + 63) / 64) + 7; }
+// matvec_q8.comp: chunks per invocation + 3 (v) + 2 (scaling) + 5 (tree) + 1.
+int64_t matvec_q8_depth(int64_t k) { return (k + 1023) / 1024 + 11; }
+// gemm_q8.comp: every chunk in sequence + 3 (v) + 2 (scaling) + 1.
+int64_t gemm_q8_depth(int64_t k) { return k / 32 + 6; }
 
 // Declared per device: where f32 denormals cannot be preserved, the mat-vec says so and
 // its bound carries the flush (oracles/ops/precision.hpp); dequantization stays exact
@@ -45,56 +55,96 @@ bool device_flushes_denormals() {
   return rt && !rt->info().denorm_preserve_f32;
 }
 
-// mv == nullptr: a dequant-only format (the activation formats).
-void add(std::vector<KernelInfo>& v, FormatId f, const vkk::Code& d32, const vkk::Code& d16, const vkk::Code* mv) {
-  const std::string fmt(format_info(f).name);
-  const int qk = format_info(f).block_elems;
-  KernelInfo a{"dequant_" + fmt + "_f32_vk", Op::dequant, BackendId::vulkan, f, Precision{ActQuant::none, 23, nullptr, OutType::f32}, Tile{1, 1, qk}};
-  a.launch = vkk::dequant;
-  a.device_code = &d32;
-  v.push_back(a);
-  KernelInfo b{"dequant_" + fmt + "_f16_vk", Op::dequant, BackendId::vulkan, f, Precision{ActQuant::none, 23, nullptr, OutType::f16}, Tile{1, 1, qk}};
-  b.launch = vkk::dequant;
-  b.device_code = &d16;
-  v.push_back(b);
-  if (!mv) return;
-  KernelInfo c{"matmul_" + fmt + "_f32_vk", Op::matmul, BackendId::vulkan, f,
-               Precision{ActQuant::none, 23, matvec_depth, OutType::f32, device_flushes_denormals()}, Tile{1, 1, qk}, 8};
-  c.launch = vkk::matvec;
-  c.device_code = mv;
-  v.push_back(c);
+// The int8 path's device needs: f64 arithmetic (the activation quantizer's exact
+// divisions) and, for the packed-dot twins, shaderIntegerDotProduct.
+const char* needs_f64() {
+  std::string why;
+  const vk::Runtime* rt = vk::Runtime::instance(why);
+  if (rt && !rt->info().float64) return "the Vulkan device has no shaderFloat64 (the activation quantizer divides in f64)";
+  return nullptr;
+}
+const char* needs_int_dot() {
+  if (const char* e = needs_f64()) return e;
+  std::string why;
+  const vk::Runtime* rt = vk::Runtime::instance(why);
+  if (rt && !rt->info().int_dot)
+    return "the Vulkan device has no shaderIntegerDotProduct (VK_KHR_shader_integer_dot_product)";
+  return nullptr;
+}
+
+Precision prec_f32(OutType out, int64_t (*depth)(int64_t) = nullptr, bool flush = false) {
+  return Precision{ActQuant::none, 23, depth, out, flush};
+}
+
+void add(std::vector<KernelInfo>& v, std::string name, Op op, FormatId f, Precision p, Tile t, int max_m,
+         LaunchFn launch, const vkk::Code& code, const char* (*unavailable)() = nullptr) {
+  KernelInfo k{std::move(name), op, BackendId::vulkan, f, p, t, max_m};
+  k.launch = launch;
+  k.device_code = &code;
+  k.unavailable = unavailable;
+  v.push_back(std::move(k));
+}
+
+int ablk(ActQuant a) { return a == ActQuant::q8_K ? 256 : 32; }  // quant_act.comp's blocks
+std::string base(FormatId f) { return std::string(format_info(f).name); }
+int qk(FormatId f) { return format_info(f).block_elems; }
+
+void add_dequant(std::vector<KernelInfo>& v, FormatId f, const vkk::Code& d32, const vkk::Code& d16) {
+  add(v, "dequant_" + base(f) + "_f32_vk", Op::dequant, f, prec_f32(OutType::f32), Tile{1, 1, qk(f)}, 0, vkk::dequant, d32);
+  add(v, "dequant_" + base(f) + "_f16_vk", Op::dequant, f, prec_f32(OutType::f16), Tile{1, 1, qk(f)}, 0, vkk::dequant, d16);
+}
+void add_matvec(std::vector<KernelInfo>& v, FormatId f, const vkk::Code& mv) {
+  add(v, "matmul_" + base(f) + "_f32_vk", Op::matmul, f, prec_f32(OutType::f32, matvec_depth, device_flushes_denormals()),
+      Tile{1, 1, qk(f)}, 8, vkk::matvec, mv);
+}
+// The int8 path: mat-vec (M <= 8) and the 32 x 32 GEMM, portable and packed-dot.
+void add_q8(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const vkk::Code* c) {
+  const std::string a(act_name(act));
+  const Precision pm{act, 23, matvec_q8_depth, OutType::f32, device_flushes_denormals()};
+  const Precision pg{act, 23, gemm_q8_depth, OutType::f32, device_flushes_denormals()};
+  add(v, "matmul_" + base(f) + "_" + a + "_vk", Op::matmul, f, pm, Tile{1, 1, qk(f)}, 8, vkk::matvec_q8, c[0], needs_f64);
+  add(v, "matmul_" + base(f) + "_" + a + "_vkdot", Op::matmul, f, pm, Tile{1, 1, qk(f)}, 8, vkk::matvec_q8, c[1], needs_int_dot);
+  add(v, "gemm_" + base(f) + "_" + a + "_vk", Op::matmul, f, pg, Tile{32, 32, qk(f)}, 0, vkk::gemm_q8, c[2], needs_f64);
+  add(v, "gemm_" + base(f) + "_" + a + "_vkdot", Op::matmul, f, pg, Tile{32, 32, qk(f)}, 0, vkk::gemm_q8, c[3], needs_int_dot);
 }
 }  // namespace
 
 void add_vulkan_kernels(std::vector<KernelInfo>& v) {
   using vkk::Code;
   const std::span<const std::byte> none;
-#define QGATE_VK_CODE(fmt, table)                                                                          \
-  static const Code d32{{&qgate_vk_dequant_f32_##fmt, &qgate_vk_dequant_f32_dp_##fmt}, table};           \
-  static const Code d16{{&qgate_vk_dequant_f16_##fmt, &qgate_vk_dequant_f16_dp_##fmt}, table};
-#define QGATE_VK_FORMAT(fmt)                                                                               \
-  {                                                                                                        \
-    QGATE_VK_CODE(fmt, none)                                                                               \
-    static const Code mv{{&qgate_vk_matvec_f32_##fmt, &qgate_vk_matvec_f32_dp_##fmt}, none};             \
-    add(v, FormatId::fmt, d32, d16, &mv);                                                                  \
-  }
-#define QGATE_VK_TABLE_FORMAT(fmt, table)                                                                  \
-  {                                                                                                        \
-    const std::span<const std::byte> t = std::as_bytes(std::span(iq::table));                            \
-    QGATE_VK_CODE(fmt, t)                                                                                  \
-    static const Code mv{{&qgate_vk_matvec_f32_##fmt, &qgate_vk_matvec_f32_dp_##fmt}, t};                \
-    add(v, FormatId::fmt, d32, d16, &mv);                                                                  \
-  }
-#define QGATE_VK_DEQUANT_FORMAT(fmt)                                                                       \
-  {                                                                                                        \
-    QGATE_VK_CODE(fmt, none)                                                                               \
-    add(v, FormatId::fmt, d32, d16, nullptr);                                                              \
+  static const vk::ShaderPair quant_q8_1{&qgate_vk_quant_q8_1, &qgate_vk_quant_dp_q8_1};
+  static const vk::ShaderPair quant_q8_K{&qgate_vk_quant_q8_K, &qgate_vk_quant_dp_q8_K};
+#define QGATE_VK_SHADERS(variant, fmt) vk::ShaderPair{&qgate_vk_##variant##_##fmt, &qgate_vk_##variant##_dp_##fmt}
+#define QGATE_VK_DEQUANT(fmt, table)                                    \
+  static const Code d32{QGATE_VK_SHADERS(dequant_f32, fmt), table};   \
+  static const Code d16{QGATE_VK_SHADERS(dequant_f16, fmt), table};   \
+  add_dequant(v, FormatId::fmt, d32, d16);
+#define QGATE_VK_MATVEC(fmt, table)                                     \
+  static const Code mv{QGATE_VK_SHADERS(matvec_f32, fmt), table};     \
+  add_matvec(v, FormatId::fmt, mv);
+#define QGATE_VK_Q8(fmt, act, table)                                                              \
+  static const Code q8[4] = {{QGATE_VK_SHADERS(matvec_q8, fmt), table, quant_##act, ablk(ActQuant::act)},    \
+                             {QGATE_VK_SHADERS(matvec_q8dot, fmt), table, quant_##act, ablk(ActQuant::act)}, \
+                             {QGATE_VK_SHADERS(gemm_q8, fmt), table, quant_##act, ablk(ActQuant::act)},      \
+                             {QGATE_VK_SHADERS(gemm_q8dot, fmt), table, quant_##act, ablk(ActQuant::act)}};  \
+  add_q8(v, FormatId::fmt, ActQuant::act, q8);
+#define QGATE_VK_DEQUANT_FORMAT(fmt) { QGATE_VK_DEQUANT(fmt, none) }
+#define QGATE_VK_FORMAT(fmt) { QGATE_VK_DEQUANT(fmt, none) QGATE_VK_MATVEC(fmt, none) }
+#define QGATE_VK_QFORMAT(fmt, act) { QGATE_VK_DEQUANT(fmt, none) QGATE_VK_MATVEC(fmt, none) QGATE_VK_Q8(fmt, act, none) }
+#define QGATE_VK_TABLE_FORMAT(fmt, act, table)                            \
+  {                                                                       \
+    const std::span<const std::byte> t = std::as_bytes(std::span(iq::table)); \
+    QGATE_VK_DEQUANT(fmt, t) QGATE_VK_MATVEC(fmt, t) QGATE_VK_Q8(fmt, act, t) \
   }
 #include "kernels/vulkan/kernels.inc"
 #undef QGATE_VK_FORMAT
+#undef QGATE_VK_QFORMAT
 #undef QGATE_VK_DEQUANT_FORMAT
 #undef QGATE_VK_TABLE_FORMAT
-#undef QGATE_VK_CODE
+#undef QGATE_VK_SHADERS
+#undef QGATE_VK_DEQUANT
+#undef QGATE_VK_MATVEC
+#undef QGATE_VK_Q8
 }
 
 }  // namespace qgate

@@ -3,12 +3,12 @@
 # kernels/CMakeLists.txt (not a subdirectory: the generated sources must belong to the
 # directory whose targets compile them).
 set(vk_src ${CMAKE_CURRENT_SOURCE_DIR}/vulkan)
-file(STRINGS ${vk_src}/kernels.inc vk_lines REGEX "^QGATE_VK_(DEQUANT_|TABLE_)?FORMAT\\(")
+file(STRINGS ${vk_src}/kernels.inc vk_lines REGEX "^QGATE_VK_[A-Z_]*FORMAT\\(")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${vk_src}/kernels.inc)  # a new line reconfigures
 set(vk_shader_sources "")
 set(vk_dir ${CMAKE_CURRENT_BINARY_DIR}/vulkan/spv)
 file(MAKE_DIRECTORY ${vk_dir})
-set(vk_deps ${vk_src}/common.glsl ${vk_src}/formats.glsl
+set(vk_deps ${vk_src}/common.glsl ${vk_src}/formats.glsl ${vk_src}/q8_term.glsl
             ${PROJECT_SOURCE_DIR}/cmake/embed_spirv.cmake)
 function(qgate_vk_shader comp fmt variant defines bindings push)
   set(name ${variant}_${fmt})
@@ -25,26 +25,41 @@ function(qgate_vk_shader comp fmt variant defines bindings push)
 endfunction()
 # Each shader twice: as is, and asking for f32 denormals to be preserved (_dp), which only
 # devices with shaderDenormPreserveFloat32 may run; the runtime picks.
-# QGATE_VK_DEQUANT_FORMAT lines (activation formats) get the dequant shaders only;
-# QGATE_VK_TABLE_FORMAT lines (codebook formats) one more storage buffer, the table.
+function(qgate_vk_shader_pair comp fmt variant defines bindings push)
+  qgate_vk_shader(${comp} ${fmt} ${variant} "${defines}" ${bindings} ${push})
+  qgate_vk_shader(${comp} ${fmt} ${variant}_dp "${defines};-DQGATE_DENORM_PRESERVE" ${bindings} ${push})
+  set(vk_shader_sources ${vk_shader_sources} PARENT_SCOPE)
+endfunction()
+# The activation quantizers of the int8 path.
+qgate_vk_shader_pair(quant_act.comp q8_1 quant "-DACT_Q8_1" 4 4)
+qgate_vk_shader_pair(quant_act.comp q8_K quant "-DACT_Q8_K" 4 4)
+# Per format line (kernels.inc): dequant to f32 and f16; mat-vec on f32 activations unless
+# a dequant-only line; the int8 mat-vec and GEMM (portable and packed-dot) on a QFORMAT or
+# TABLE_FORMAT line; a codebook (TABLE) format binds one more storage buffer, its table.
 foreach(line ${vk_lines})
-  string(REGEX REPLACE "^QGATE_VK_(DEQUANT_|TABLE_)?FORMAT\\(([A-Za-z0-9_]+).*" "\\2" fmt "${line}")
+  string(REGEX REPLACE "^QGATE_VK_[A-Z_]*FORMAT\\(([A-Za-z0-9_]+).*" "\\1" fmt "${line}")
   set(table 0)
   if(line MATCHES "^QGATE_VK_TABLE_FORMAT\\(")
     set(table 1)
   endif()
   math(EXPR nd "2 + ${table}")
   math(EXPR nm "3 + ${table}")
-  qgate_vk_shader(dequant.comp ${fmt} dequant_f32 "" ${nd} 8)
-  qgate_vk_shader(dequant.comp ${fmt} dequant_f16 "-DOUT_F16" ${nd} 8)
-  qgate_vk_shader(dequant.comp ${fmt} dequant_f32_dp "-DQGATE_DENORM_PRESERVE" ${nd} 8)
-  qgate_vk_shader(dequant.comp ${fmt} dequant_f16_dp "-DOUT_F16;-DQGATE_DENORM_PRESERVE" ${nd} 8)
+  math(EXPR nq "5 + ${table}")
+  qgate_vk_shader_pair(dequant.comp ${fmt} dequant_f32 "" ${nd} 8)
+  qgate_vk_shader_pair(dequant.comp ${fmt} dequant_f16 "-DOUT_F16" ${nd} 8)
   if(NOT line MATCHES "^QGATE_VK_DEQUANT_FORMAT\\(")
-    qgate_vk_shader(matvec.comp ${fmt} matvec_f32 "" ${nm} 16)
-    qgate_vk_shader(matvec.comp ${fmt} matvec_f32_dp "-DQGATE_DENORM_PRESERVE" ${nm} 16)
+    qgate_vk_shader_pair(matvec.comp ${fmt} matvec_f32 "" ${nm} 16)
+  endif()
+  if(line MATCHES "^QGATE_VK_(Q|TABLE_)FORMAT\\([A-Za-z0-9_]+, *(q8_1|q8_K)")
+    string(TOUPPER ${CMAKE_MATCH_2} act)
+    qgate_vk_shader_pair(matvec_q8.comp ${fmt} matvec_q8 "-DACT_${act}" ${nq} 20)
+    qgate_vk_shader_pair(matvec_q8.comp ${fmt} matvec_q8dot "-DACT_${act};-DQGATE_INT_DOT" ${nq} 20)
+    qgate_vk_shader_pair(gemm_q8.comp ${fmt} gemm_q8 "-DACT_${act}" ${nq} 16)
+    qgate_vk_shader_pair(gemm_q8.comp ${fmt} gemm_q8dot "-DACT_${act};-DQGATE_INT_DOT" ${nq} 16)
   endif()
 endforeach()
 # Mutant shaders: planted defects, linked only into the mutant build of the kernels.
 qgate_vk_shader(matvec.comp q4_0 mutant_crossed_lanes_matvec_f32 "-DMUTANT_crossed_lanes" 3 16)
 qgate_vk_shader(matvec.comp q6_K mutant_rows_past_m_matvec_f32 "-DMUTANT_rows_past_m" 3 16)
+qgate_vk_shader(gemm_q8.comp q4_K mutant_missing_barrier_gemm_q8dot "-DACT_Q8_K;-DQGATE_INT_DOT;-DMUTANT_missing_barrier" 5 16)
 set(QGATE_VK_SHADER_SOURCES ${vk_shader_sources})

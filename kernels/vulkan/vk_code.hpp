@@ -1,7 +1,8 @@
 // What KernelInfo::device_code points to for a Vulkan kernel (registry_vk.cpp fills it,
 // launch.cpp reads it): the shader pair and, for a codebook format, the table its shaders
 // read from their last storage buffer: the bytes of the oracles' table
-// (oracles/formats/iq_tables.hpp), bound as they are: format data is never retyped.
+// (oracles/formats/iq_tables.hpp), bound as they are: format data is never retyped; for
+// the int8 path, the activation quantizer the launch runs before the kernel.
 #pragma once
 #include <cstddef>
 #include <span>
@@ -13,6 +14,8 @@ namespace qgate::vkk {
 struct Code {
   vk::ShaderPair shaders;
   std::span<const std::byte> table;  // empty: the format has none
+  vk::ShaderPair quant{};            // int8 path: the activation quantizer run first
+  int act_block = 0;                 // its block (32 for q8_1, 256 for q8_K)
 };
 
 }  // namespace qgate::vkk

@@ -45,7 +45,7 @@ void add_repro(CLI::App& app) {
       CaseSpec s;
       std::string err;
       if (!parse_spec(*spec, s, err)) throw Failure{"bad --case: " + err};
-      const Availability a = probe_backend(k->backend);
+      const Availability a = probe_kernel(*k);
       if (!a.available) throw Failure{std::string(backend_name(k->backend)) + " skipped: " + a.reason, 3};
       const CaseOutcome o = run_spec(*k, *p, s);
       std::cout << k->name << " " << to_string(s) << "\n  " << o.summary() << "\n";
