@@ -46,6 +46,8 @@ struct Runtime::Impl {
   VkDescriptorPool dpool = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
   uint32_t host_mem_type = UINT32_MAX;
+  uint32_t device_mem_type = UINT32_MAX;
+  double timestamp_ns = 0;  // ns per tick; 0: the compute queue has no timestamps
   std::map<const uint32_t*, Pipeline> pipelines;
   std::mutex mu;
 };
@@ -172,6 +174,10 @@ struct RuntimeBuilder {
     const VkMemoryPropertyFlags need = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     for (uint32_t i = 0; i < mp.memoryTypeCount; ++i)
       if ((mp.memoryTypes[i].propertyFlags & need) == need) { I.host_mem_type = i; break; }
+    for (uint32_t i = 0; i < mp.memoryTypeCount; ++i)
+      if (mp.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) { I.device_mem_type = i; break; }
+    if (I.device_mem_type == UINT32_MAX) I.device_mem_type = I.host_mem_type;
+    if (qf[I.queue_family].timestampValidBits > 0) I.timestamp_ns = props.limits.timestampPeriod;
     if (I.host_mem_type == UINT32_MAX) {
       why = "the Vulkan device has no host-visible coherent memory";
       return nullptr;
@@ -180,10 +186,10 @@ struct RuntimeBuilder {
     cpi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     cpi.queueFamilyIndex = I.queue_family;
     vkCreateCommandPool(I.device, &cpi, nullptr, &I.pool);
-    VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 64};
+    VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 8192};
     VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     dpi.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
-    dpi.maxSets = 16;
+    dpi.maxSets = 1024;
     dpi.poolSizeCount = 1;
     dpi.pPoolSizes = &ps;
     vkCreateDescriptorPool(I.device, &dpi, nullptr, &I.dpool);
@@ -202,19 +208,18 @@ Runtime* Runtime::instance(std::string& why_not) {
 
 Runtime::~Runtime() = default;  // process-lifetime singleton; the driver reclaims at exit
 
-Buffer Runtime::alloc(size_t bytes) {
-  Impl& I = *impl_;
+static Buffer alloc_in(Runtime::Impl& I, size_t bytes, uint32_t mem_type, bool mapped, VkBufferUsageFlags extra) {
   auto* b = new BufferImpl();
   VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   bci.size = bytes ? bytes : 4;
-  bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | extra;
   bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   vkCreateBuffer(I.device, &bci, nullptr, &b->buf);
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(I.device, b->buf, &req);
   VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   mai.allocationSize = req.size;
-  mai.memoryTypeIndex = I.host_mem_type;
+  mai.memoryTypeIndex = mem_type;
   Buffer out;
   if (vkAllocateMemory(I.device, &mai, nullptr, &b->mem) != VK_SUCCESS) {
     vkDestroyBuffer(I.device, b->buf, nullptr);
@@ -222,16 +227,57 @@ Buffer Runtime::alloc(size_t bytes) {
     return out;
   }
   vkBindBufferMemory(I.device, b->buf, b->mem, 0);
-  vkMapMemory(I.device, b->mem, 0, VK_WHOLE_SIZE, 0, &out.map);
+  if (mapped) vkMapMemory(I.device, b->mem, 0, VK_WHOLE_SIZE, 0, &out.map);
   out.handle = b;
   out.bytes = bytes;
   return out;
 }
 
+Buffer Runtime::alloc(size_t bytes) {
+  return alloc_in(*impl_, bytes, impl_->host_mem_type, true, VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
+}
+
+Buffer Runtime::alloc_device(size_t bytes) {
+  return alloc_in(*impl_, bytes, impl_->device_mem_type, false, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+}
+
+std::string Runtime::upload(Buffer& dst, const void* src, size_t bytes) {
+  if (!dst.handle || bytes > dst.bytes) return "upload: no buffer, or too small";
+  Buffer staging = alloc(bytes);
+  if (!staging.map) return "upload: staging allocation failed";
+  std::memcpy(staging.map, src, bytes);
+  Impl& I = *impl_;
+  std::string err;
+  {
+    std::lock_guard<std::mutex> lock(I.mu);
+    VkCommandBufferAllocateInfo cai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    cai.commandPool = I.pool;
+    cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    cai.commandBufferCount = 1;
+    VkCommandBuffer cb;
+    vkAllocateCommandBuffers(I.device, &cai, &cb);
+    VkCommandBufferBeginInfo cbi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    vkBeginCommandBuffer(cb, &cbi);
+    VkBufferCopy region{0, 0, bytes};
+    vkCmdCopyBuffer(cb, static_cast<BufferImpl*>(staging.handle)->buf, static_cast<BufferImpl*>(dst.handle)->buf, 1, &region);
+    vkEndCommandBuffer(cb);
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cb;
+    vkResetFences(I.device, 1, &I.fence);
+    if (VkResult r = vkQueueSubmit(I.queue, 1, &si, I.fence); r != VK_SUCCESS) err = vkerr("vkQueueSubmit", r);
+    else if (VkResult w = vkWaitForFences(I.device, 1, &I.fence, VK_TRUE, 60ull * 1000 * 1000 * 1000); w != VK_SUCCESS)
+      err = vkerr("vkWaitForFences", w);
+    vkFreeCommandBuffers(I.device, I.pool, 1, &cb);
+  }
+  release(staging);
+  return err;
+}
+
 void Runtime::release(Buffer& b) {
   if (!b.handle) return;
   auto* x = static_cast<BufferImpl*>(b.handle);
-  vkUnmapMemory(impl_->device, x->mem);
+  if (b.map) vkUnmapMemory(impl_->device, x->mem);
   vkDestroyBuffer(impl_->device, x->buf, nullptr);
   vkFreeMemory(impl_->device, x->mem, nullptr);
   delete x;
@@ -274,9 +320,11 @@ static std::string pipeline_for(Runtime::Impl& I, const Shader& s, Pipeline*& ou
 struct Recording {
   VkCommandBuffer cb = VK_NULL_HANDLE;
   std::vector<VkDescriptorSet> sets;
+  VkQueryPool queries = VK_NULL_HANDLE;  // timed recordings: steps + 1 timestamps
+  uint32_t query_count = 0;
 };
 
-std::string Runtime::record(std::span<const Dispatch> steps, Recording*& out) {
+std::string Runtime::record(std::span<const Dispatch> steps, Recording*& out, bool timed) {
   Impl& I = *impl_;
   std::lock_guard<std::mutex> lock(I.mu);
   auto rec = std::make_unique<Recording>();
@@ -288,6 +336,19 @@ std::string Runtime::record(std::span<const Dispatch> steps, Recording*& out) {
   VkCommandBufferBeginInfo cbi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   vkBeginCommandBuffer(rec->cb, &cbi);
   std::string err;
+  if (timed) {
+    if (I.timestamp_ns == 0) err = "the device's compute queue has no timestamps";
+    VkQueryPoolCreateInfo qpi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qpi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qpi.queryCount = static_cast<uint32_t>(steps.size() + 1);
+    if (err.empty() && vkCreateQueryPool(I.device, &qpi, nullptr, &rec->queries) == VK_SUCCESS) {
+      rec->query_count = qpi.queryCount;
+      vkCmdResetQueryPool(rec->cb, rec->queries, 0, qpi.queryCount);
+      vkCmdWriteTimestamp(rec->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, rec->queries, 0);
+    } else if (err.empty()) {
+      err = "vkCreateQueryPool failed";
+    }
+  }
   for (size_t n = 0; n < steps.size() && err.empty(); ++n) {
     const Dispatch& d = steps[n];
     const Shader& s = *d.shader;
@@ -326,6 +387,7 @@ std::string Runtime::record(std::span<const Dispatch> steps, Recording*& out) {
     vkCmdBindDescriptorSets(rec->cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &set, 0, nullptr);
     if (s.push_bytes) vkCmdPushConstants(rec->cb, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, s.push_bytes, d.push.data());
     vkCmdDispatch(rec->cb, d.gx, d.gy, d.gz);
+    if (rec->queries) vkCmdWriteTimestamp(rec->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, rec->queries, static_cast<uint32_t>(n + 1));
   }
   vkEndCommandBuffer(rec->cb);
   out = rec.release();  // the caller releases it, also after an error
@@ -345,10 +407,24 @@ std::string Runtime::submit(Recording* rec) {
   return {};
 }
 
+std::string Runtime::timestamps(Recording* rec, std::vector<double>& ns) {
+  Impl& I = *impl_;
+  if (!rec || !rec->queries) return "not a timed recording";
+  std::vector<uint64_t> t(rec->query_count);
+  if (VkResult r = vkGetQueryPoolResults(I.device, rec->queries, 0, rec->query_count, t.size() * 8, t.data(), 8,
+                                         VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+      r != VK_SUCCESS)
+    return vkerr("vkGetQueryPoolResults", r);
+  ns.clear();
+  for (size_t i = 1; i < t.size(); ++i) ns.push_back(static_cast<double>(t[i] - t[i - 1]) * I.timestamp_ns);
+  return {};
+}
+
 void Runtime::release(Recording* rec) {
   if (!rec) return;
   Impl& I = *impl_;
   std::lock_guard<std::mutex> lock(I.mu);
+  if (rec->queries) vkDestroyQueryPool(I.device, rec->queries, nullptr);
   vkFreeCommandBuffers(I.device, I.pool, 1, &rec->cb);
   if (!rec->sets.empty()) vkFreeDescriptorSets(I.device, I.dpool, static_cast<uint32_t>(rec->sets.size()), rec->sets.data());
   delete rec;

@@ -40,7 +40,7 @@ struct ShaderPair {
 
 struct Buffer {
   void* handle = nullptr;  // opaque: VkBuffer + memory + mapping live in the runtime
-  void* map = nullptr;     // host-visible, coherent
+  void* map = nullptr;     // host-visible, coherent (null for device-local buffers)
   size_t bytes = 0;
 };
 
@@ -60,12 +60,18 @@ class Runtime {
   const DeviceInfo& info() const { return info_; }
   const Shader& pick(const ShaderPair& p) const { return info_.denorm_preserve_f32 ? *p.denorm_preserve : *p.plain; }
   Buffer alloc(size_t bytes);
+  // Device-local memory (what benchmarks read: no host mapping); filled by upload().
+  Buffer alloc_device(size_t bytes);
+  std::string upload(Buffer& dst, const void* src, size_t bytes);
   void release(Buffer& b);
   // Record a chain of dispatches into one command buffer (memory barriers between them):
   // push constants and descriptors are baked at recording time, exactly as a replayed
   // command buffer bakes them. Submit waits; release frees (also after an error).
-  std::string record(std::span<const Dispatch> steps, Recording*& out);
+  // timed: a timestamp after each dispatch (and one before the first), read back by
+  // timestamps() after submit: the device time of each dispatch in ns.
+  std::string record(std::span<const Dispatch> steps, Recording*& out, bool timed = false);
   std::string submit(Recording* rec);
+  std::string timestamps(Recording* rec, std::vector<double>& ns_per_dispatch);
   void release(Recording* rec);
   // Records, submits and waits; returns "" or an error message.
   std::string dispatch(const Shader& s, std::span<Buffer* const> bindings, const void* push, uint32_t gx,

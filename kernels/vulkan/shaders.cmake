@@ -58,6 +58,8 @@ foreach(line ${vk_lines})
     qgate_vk_shader_pair(gemm_q8.comp ${fmt} gemm_q8dot "-DACT_${act};-DQGATE_INT_DOT" ${nq} 16)
   endif()
 endforeach()
+# The benchmarks' bandwidth ceiling (kernels/vulkan/bench_vk.cpp).
+qgate_vk_shader(stream_read.comp all stream_read "" 2 4)
 # Mutant shaders: planted defects, linked only into the mutant build of the kernels.
 qgate_vk_shader(matvec.comp q4_0 mutant_crossed_lanes_matvec_f32 "-DMUTANT_crossed_lanes" 3 16)
 qgate_vk_shader(matvec.comp q6_K mutant_rows_past_m_matvec_f32 "-DMUTANT_rows_past_m" 3 16)

@@ -51,8 +51,20 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--k", *k, "weight columns (a multiple of 256)")->check(CLI::Range(256, 1 << 16));
   cmd->add_option("--m-gemm", *m_gemm, "activation rows for the GEMM line")->check(CLI::Range(2, 256));
   cmd->add_option("--reps", *reps, "runs per measurement (median)")->check(CLI::Range(1, 50));
-  cmd->add_option("--format", *fmt, "only this format");
+  cmd->add_option("--format", *fmt, "only this format (--backend vulkan: a comma-separated list)");
+  auto backend = std::make_shared<std::string>("oracle");
+  auto shapes = std::make_shared<std::string>("14336x4096,4096x14336");
+  auto cache_mib = std::make_shared<double>(256);
+  cmd->add_option("--backend", *backend, "oracle: the fp64 oracle and CPU kernels; vulkan: Vulkan mat-vec vs a read stream")
+      ->check(CLI::IsMember({"oracle", "vulkan"}));
+  cmd->add_option("--shapes", *shapes, "--backend vulkan: NxK list (default 14336x4096,4096x14336)");
+  cmd->add_option("--cache-mib", *cache_mib, "--backend vulkan: weight copies rotated to total at least this (MiB)")
+      ->check(CLI::Range(1.0, 65536.0));
   cmd->callback([=] {
+    if (*backend == "vulkan") {
+      run_bench_vulkan(fmt->empty() ? "q4_K,q8_0,q6_K" : *fmt, *shapes, std::max(*reps, 5), *cache_mib);
+      return;
+    }
     if (*k % 256) throw Failure{"--k must be a multiple of 256"};
     std::printf("qgate bench: N=%lld K=%lld, median of %d, wall clock, 1 thread\n\n", static_cast<long long>(*n),
                 static_cast<long long>(*k), *reps);

@@ -1,0 +1,127 @@
+#include "kernels/vulkan/bench_vk.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "backends/vulkan/vk_runtime.hpp"
+#include "kernels/vulkan/vk_code.hpp"
+
+extern const qgate::vk::Shader qgate_vk_stream_read_all;
+
+namespace qgate::vkk {
+namespace {
+
+// Device-local buffers released with the scope.
+struct Pool {
+  vk::Runtime* rt;
+  std::vector<vk::Buffer> bufs;
+  explicit Pool(vk::Runtime* r) : rt(r) {}
+  ~Pool() {
+    for (vk::Buffer& b : bufs) rt->release(b);
+  }
+  vk::Buffer* make(size_t bytes) {
+    bufs.reserve(64);
+    bufs.push_back(rt->alloc_device((bytes + 15) / 16 * 16));
+    return bufs.back().handle ? &bufs.back() : nullptr;
+  }
+};
+
+std::vector<uint8_t> push_words(std::initializer_list<uint32_t> v) {
+  std::vector<uint8_t> p(v.size() * 4);
+  std::memcpy(p.data(), v.begin(), p.size());
+  return p;
+}
+
+// Runs the dispatches in one timed command buffer; the first `warm` are dropped.
+std::string time_steps(vk::Runtime* rt, const std::vector<vk::Dispatch>& steps, size_t warm, BenchTiming& out) {
+  vk::Recording* rec = nullptr;
+  std::string err = rt->record(steps, rec, true);
+  if (err.empty()) err = rt->submit(rec);
+  std::vector<double> ns;
+  if (err.empty()) err = rt->timestamps(rec, ns);
+  rt->release(rec);
+  if (!err.empty()) return err;
+  ns.erase(ns.begin(), ns.begin() + static_cast<std::ptrdiff_t>(std::min(warm, ns.size())));
+  if (ns.empty()) return "no timed dispatch";
+  std::sort(ns.begin(), ns.end());
+  out.median_ns = ns[ns.size() / 2];
+  out.min_ns = ns.front();
+  out.samples = static_cast<int>(ns.size());
+  return {};
+}
+
+}  // namespace
+
+std::string bench_stream(size_t bytes, int reps, BenchTiming& out) {
+  std::string why;
+  vk::Runtime* rt = vk::Runtime::instance(why);
+  if (!rt) return "vulkan unavailable: " + why;
+  Pool pool(rt);
+  vk::Buffer* src = pool.make(bytes);
+  vk::Buffer* sink = pool.make(1024);
+  if (!src || !sink) return "device allocation failed";
+  std::vector<vk::Dispatch> steps;
+  for (int r = 0; r <= reps; ++r)
+    steps.push_back({&qgate_vk_stream_read_all, {src, sink}, push_words({static_cast<uint32_t>(bytes / 16)}), 8192, 1, 1});
+  return time_steps(rt, steps, 1, out);
+}
+
+std::string bench_matvec(const KernelInfo& k, const QTensor& w, const float* x, int copies, int reps,
+                         BenchTiming& out) {
+  std::string why;
+  vk::Runtime* rt = vk::Runtime::instance(why);
+  if (!rt) return "vulkan unavailable: " + why;
+  if (k.backend != BackendId::vulkan || k.op != Op::matmul || k.max_m == 0) return k.name + " is not a Vulkan mat-vec";
+  const Code& code = *static_cast<const Code*>(k.device_code);
+  Pool pool(rt);
+  std::vector<vk::Buffer*> ws;
+  for (int c = 0; c < copies; ++c) {
+    vk::Buffer* b = pool.make(w.bytes.size());
+    if (!b) return "device allocation failed (weight copy " + std::to_string(c) + ")";
+    if (std::string e = rt->upload(*b, w.bytes.data(), w.bytes.size()); !e.empty()) return e;
+    ws.push_back(b);
+  }
+  vk::Buffer* table = nullptr;
+  if (!code.table.empty()) {
+    table = pool.make(code.table.size());
+    if (!table) return "device allocation failed (table)";
+    if (std::string e = rt->upload(*table, code.table.data(), code.table.size()); !e.empty()) return e;
+  }
+  vk::Buffer* xb = pool.make(static_cast<size_t>(w.k) * 4);
+  vk::Buffer* ob = pool.make(static_cast<size_t>(w.n) * 4 * 8);
+  if (!xb || !ob) return "device allocation failed";
+  if (std::string e = rt->upload(*xb, x, static_cast<size_t>(w.k) * 4); !e.empty()) return e;
+  const vk::Shader& shader = rt->pick(code.shaders);
+  const uint32_t n = static_cast<uint32_t>(w.n), kk = static_cast<uint32_t>(w.k);
+  std::vector<vk::Buffer*> binds;
+  std::vector<uint8_t> push;
+  uint32_t groups = 0;
+  if (k.prec.act == ActQuant::none) {  // matvec.comp: {W, X, O}
+    binds = {nullptr, xb, ob};
+    push = push_words({n, kk, 1u, 0u});
+    groups = n;
+  } else {  // matvec_q8.comp: quantize once, then {W, A, AD, AS, O}
+    vk::Buffer* ab = pool.make(w.k);
+    vk::Buffer* adb = pool.make(static_cast<size_t>(w.k / code.act_block) * 4);
+    vk::Buffer* asb = pool.make(static_cast<size_t>(w.k / 16) * 4);
+    if (!ab || !adb || !asb) return "device allocation failed";
+    const uint32_t blocks = static_cast<uint32_t>(w.k / code.act_block);
+    std::vector<vk::Buffer*> qb = {xb, ab, adb, asb};
+    if (std::string e = rt->dispatch(rt->pick(code.quant), qb, &blocks, blocks); !e.empty()) return e;
+    binds = {nullptr, ab, adb, asb, ob};
+    push = push_words({n, kk, 1u, 0u, 0u});
+    groups = (n + 1) / 2;
+  }
+  if (table) binds.push_back(table);
+  if (groups > 65535) return "bench: more than 65535 workgroups";
+  std::vector<vk::Dispatch> steps;
+  for (int r = 0; r <= reps; ++r)
+    for (int c = 0; c < copies; ++c) {
+      binds[0] = ws[static_cast<size_t>(c)];
+      steps.push_back({&shader, binds, push, groups, 1, 1});
+    }
+  return time_steps(rt, steps, static_cast<size_t>(copies), out);
+}
+
+}  // namespace qgate::vkk

@@ -1,0 +1,87 @@
+// qgate bench --backend vulkan: decode mat-vec (M = 1) of every registered Vulkan mat-vec
+// kernel of the chosen formats, on device-local weights rotated over enough copies to
+// stay out of the last-level cache, timed by device timestamps, stated as a fraction of
+// a read stream measured in the same run. Prints a Markdown table (docs/VULKAN.md).
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "properties/catalog.hpp"
+#include "tools/qgate/commands.hpp"
+
+#ifdef QGATE_HAVE_VULKAN
+#include "kernels/vulkan/bench_vk.hpp"
+#endif
+
+namespace qgate::cli {
+
+void run_bench_vulkan(const std::string& formats, const std::string& shapes, int reps, double cache_mib) {
+#ifndef QGATE_HAVE_VULKAN
+  throw Failure{"bench --backend vulkan: the Vulkan backend is not built in this configuration", 77};
+#else
+  const Availability a = probe_backend(BackendId::vulkan);
+  if (!a.available) throw Failure{"bench --backend vulkan skipped: " + a.reason, 77};
+  std::vector<std::pair<int64_t, int64_t>> nk;
+  {
+    std::stringstream ss(shapes);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      long long n = 0, k = 0;
+      if (std::sscanf(item.c_str(), "%lldx%lld", &n, &k) != 2 || n < 1 || k < 256 || k % 256 || n > (1 << 17) || k > (1 << 17))
+        throw Failure{"--shapes: '" + item + "' is not NxK with K a multiple of 256 (at most 131072 each)"};
+      nk.emplace_back(n, k);
+    }
+  }
+  std::vector<const FormatInfo*> fmts;
+  {
+    std::stringstream ss(formats);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      const FormatInfo* f = find_format(item);
+      if (!f) throw Failure{"--format: unknown format '" + item + "'"};
+      fmts.push_back(f);
+    }
+  }
+  vkk::BenchTiming stream;
+  const size_t stream_bytes = size_t{1} << 30;
+  if (std::string e = vkk::bench_stream(stream_bytes, reps * 4, stream); !e.empty()) throw Failure{"bench: " + e, 1};
+  const double ceiling = static_cast<double>(stream_bytes) / stream.median_ns;  // GB/s
+  std::printf("qgate bench --backend vulkan: %s\n", a.reason.c_str());
+  std::printf("read stream (1 GiB, 16-byte loads, median of %d): %.1f GB/s = the ceiling below\n", stream.samples, ceiling);
+  std::printf("mat-vec M = 1, weights rotated over copies totalling >= %.0f MiB (out of cache), device timestamps, median\n\n",
+              cache_mib);
+  std::printf("| format | N x K | kernel | weight MB | time (us) | GB/s | %% of stream |\n|---|---|---|---|---|---|---|\n");
+  for (const FormatInfo* f : fmts)
+    for (auto [n, k] : nk) {
+      CaseSpec s;
+      s.m = 1;
+      s.n = n;
+      s.k = k;
+      Case c;
+      if (std::string e = materialize(*f, s, true, c); !e.empty()) throw Failure{"bench: " + e, 1};
+      const double mb = static_cast<double>(c.w.bytes.size()) / 1e6;
+      const int copies = std::max(2, static_cast<int>(cache_mib * 1.048576 / mb) + 1);
+      for (const KernelInfo& kk : all_kernels()) {
+        if (kk.backend != BackendId::vulkan || kk.format != f->id || kk.op != Op::matmul || kk.max_m == 0) continue;
+        const Availability ka = probe_kernel(kk);
+        if (!ka.available) {
+          std::printf("| %s | %lldx%lld | %s | %.1f | skipped: %s | | |\n", std::string(f->name).c_str(),
+                      static_cast<long long>(n), static_cast<long long>(k), kk.name.c_str(), mb, ka.reason.c_str());
+          continue;
+        }
+        vkk::BenchTiming t;
+        if (std::string e = vkk::bench_matvec(kk, c.w, c.x.data(), copies, reps, t); !e.empty())
+          throw Failure{"bench " + kk.name + ": " + e, 1};
+        const double gbs = static_cast<double>(c.w.bytes.size()) / t.median_ns;
+        std::printf("| %s | %lldx%lld | %s | %.1f | %.1f | %.0f | %.0f%% |\n", std::string(f->name).c_str(),
+                    static_cast<long long>(n), static_cast<long long>(k), kk.name.c_str(), mb, t.median_ns / 1e3, gbs,
+                    100.0 * gbs / ceiling);
+        std::fflush(stdout);
+      }
+    }
+#endif
+}
+
+}  // namespace qgate::cli
