@@ -13,7 +13,13 @@
 
 namespace qgate {
 
-enum class Op : int { dequant, matmul };
+enum class Op : int {
+  dequant, matmul,
+  // Fusions and attention (f32 tensors in and out, no quantized weight): their kernels live
+  // in fused_kernels(), not all_kernels(), whose users key every kernel by weight format.
+  add_rmsnorm, qk_norm_rope, moe_route, silu_mul, attention,
+};
+inline bool is_fused(Op o) { return static_cast<int>(o) >= static_cast<int>(Op::add_rmsnorm); }
 enum class BackendId : int { cpu, vulkan, cuda, hip, count };
 
 std::string_view op_name(Op o);
@@ -34,6 +40,8 @@ class GuardedBuffer;
 // Device backends launch through this: upload w (and x for matmul), mirror `out`'s whole
 // guarded region on the device, run, and copy the region back.
 using LaunchFn = const char* (*)(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out);
+struct FusedArgs;  // kernels/cpu/fused_args.hpp: the tensors and parameters of a fused op
+using FusedFn = const char* (*)(const FusedArgs& a);
 
 struct KernelInfo {
   std::string name;
@@ -48,6 +56,10 @@ struct KernelInfo {
   MatmulFn matmul = nullptr;
   AcceptsFn accepts = nullptr;
   LaunchFn launch = nullptr;          // device backends (CPU kernels use dequant / matmul)
+  FusedFn fused = nullptr;            // fusion and attention kernels (is_fused(op))
+  // Fusions and attention: the precision of the attention probabilities P before P.V
+  // (f32, f16 or bf16; eager attention materializes P in f32).
+  OutType p_type = OutType::f32;
   // Why this kernel cannot run on the device at hand though its backend can (a device
   // feature it needs, e.g. packed int8 dot products); nullptr = it can. Reported skipped.
   const char* (*unavailable)() = nullptr;
@@ -55,6 +67,9 @@ struct KernelInfo {
 };
 
 std::span<const KernelInfo> all_kernels();
+// Fusion and attention kernels (kernels/cpu/fused.inc), registered once there.
+std::span<const KernelInfo> fused_kernels();
+// Searches all_kernels(), then fused_kernels().
 const KernelInfo* find_kernel(std::string_view name);
 
 }  // namespace qgate

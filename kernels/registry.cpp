@@ -94,7 +94,18 @@ std::vector<KernelInfo> build() {
 
 }  // namespace
 
-std::string_view op_name(Op o) { return o == Op::dequant ? "dequant" : "matmul"; }
+std::string_view op_name(Op o) {
+  switch (o) {
+    case Op::dequant: return "dequant";
+    case Op::matmul: return "matmul";
+    case Op::add_rmsnorm: return "add_rmsnorm";
+    case Op::qk_norm_rope: return "qk_norm_rope";
+    case Op::moe_route: return "moe_route";
+    case Op::silu_mul: return "silu_mul";
+    case Op::attention: return "attention";
+  }
+  return "?";
+}
 std::string_view backend_name(BackendId b) {
   switch (b) {
     case BackendId::cpu: return "cpu";
@@ -112,6 +123,8 @@ std::span<const KernelInfo> all_kernels() {
 
 const KernelInfo* find_kernel(std::string_view name) {
   for (const KernelInfo& k : all_kernels())
+    if (k.name == name) return &k;
+  for (const KernelInfo& k : fused_kernels())
     if (k.name == name) return &k;
   return nullptr;
 }

@@ -11,6 +11,7 @@
 #include <rapidcheck/detail/Configuration.h>
 
 #include "properties/case_file.hpp"
+#include "properties/fused_case.hpp"
 
 namespace qgate {
 
@@ -30,6 +31,8 @@ const PropertyInfo* find_property(std::string_view name) {
 }
 
 bool applies(const PropertyInfo& p, const KernelInfo& k) {
+  // Fusion and attention properties name their op; "any" means the weight ops only.
+  if (is_fused(k.op)) return p.applies == op_name(k.op);
   if (p.id == PropertyId::every_scale_pattern) {  // block formats with a scale field
     const FormatInfo& f = format_info(k.format);
     std::string unused;
@@ -115,6 +118,12 @@ bool has_evidence(const Verdict& v) { return !v.vacuous(); }
 }  // namespace
 
 CaseOutcome run_spec(const KernelInfo& k, const PropertyInfo& p, const CaseSpec& spec, Case* materialized) {
+  if (is_fused(k.op)) {  // fused kernels take no weight case (properties/fused_case.hpp)
+    CaseOutcome o;
+    o.kind = CaseOutcome::Kind::oracle_error;
+    o.message = k.name + " is a fused kernel: reproduce it with its property's seed (qgate_fused_tests)";
+    return o;
+  }
   Case c;
   const std::string err = materialize(format_info(k.format), spec, k.op == Op::matmul, c);
   CaseOutcome o;
@@ -129,6 +138,7 @@ CaseOutcome run_spec(const KernelInfo& k, const PropertyInfo& p, const CaseSpec&
 }
 
 PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOptions& opt) {
+  if (is_fused(k.op)) return run_fused_property(k, p, opt);
   PropertyRun r;
   r.seed = opt.seed ? opt.seed : default_seed();
   auto record_failure = [&](const CaseSpec& s, const CaseOutcome& o) {

@@ -1,0 +1,109 @@
+// CPU attention, f32: eager (scores, softmax materialized as P in f32, then P.V) and flash
+// (online softmax over tiles of kFlashTile keys; the unnormalized weights rounded to P's
+// type before P.V and the running sum). Scores: a sequential fma chain over d, then * scale.
+// Causal: query t of `tokens` sits at position kv_len - tokens + t. GQA: q head h reads kv
+// head h / (n_head / n_head_kv).
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/cpu/convert.hpp"
+#include "kernels/cpu/fused.hpp"
+#include "kernels/mutant.hpp"
+
+namespace qgate::cpu {
+namespace {
+
+const char* check(const FusedArgs& a) {
+  if (a.tokens < 1 || a.n_head < 1 || a.n_head_kv < 1 || a.d < 1 || a.kv_len < 1)
+    return "attention: tokens, heads, d and kv_len must be >= 1";
+  if (a.n_head % a.n_head_kv) return "attention: n_head is not a multiple of n_head_kv";
+  if (a.tokens > a.kv_len || a.kv_len > a.kv_cap) return "attention: need tokens <= kv_len <= kv_cap";
+  if (!a.q || !a.k_cache || !a.v_cache || !a.out0) return "attention: a tensor is missing";
+  return nullptr;
+}
+
+float score(const float* q, const float* k, int64_t d, float scale) {
+  float acc = 0;
+  for (int64_t i = 0; i < d; ++i) acc = std::fma(q[i], k[i], acc);
+  return acc * scale;
+}
+
+template <OutType P>
+float round_p(float p) {
+  if (QGATE_MUTANT_ON(cpu_flash_p_fp8)) return e4m3_to_f(f_to_e4m3(p));
+  if constexpr (P == OutType::f16) return static_cast<float>(static_cast<_Float16>(p));
+  else if constexpr (P == OutType::bf16) return bits2f(static_cast<uint32_t>(d2bf(p)) << 16);
+  else return p;
+}
+
+}  // namespace
+
+const char* attn_eager_f32(const FusedArgs& a) {
+  if (const char* e = check(a)) return e;
+  const int64_t g = a.n_head / a.n_head_kv, d = a.d;
+  std::vector<float> p(static_cast<size_t>(a.kv_len));
+  for (int64_t t = 0; t < a.tokens; ++t) {
+    const int64_t n = a.kv_len - a.tokens + t + 1;
+    for (int64_t h = 0; h < a.n_head; ++h) {
+      const float* q = a.q + (t * a.n_head + h) * d;
+      const float* kc = a.k_cache + (h / g) * a.kv_cap * d;
+      const float* vc = a.v_cache + (h / g) * a.kv_cap * d;
+      float m = -INFINITY;
+      for (int64_t j = 0; j < n; ++j) m = std::max(m, p[j] = score(q, kc + j * d, d, a.scale));
+      float l = 0;
+      for (int64_t j = 0; j < n; ++j) l += p[j] = std::exp(p[j] - m);
+      for (int64_t j = 0; j < n; ++j) p[j] /= l;
+      float* o = a.out0 + (t * a.n_head + h) * d;
+      for (int64_t i = 0; i < d; ++i) {
+        float acc = 0;
+        for (int64_t j = 0; j < n; ++j) acc = std::fma(p[j], vc[j * d + i], acc);
+        o[i] = acc;
+      }
+    }
+  }
+  return nullptr;
+}
+
+template <OutType P>
+const char* attn_flash(const FusedArgs& a) {
+  if (const char* e = check(a)) return e;
+  const int64_t g = a.n_head / a.n_head_kv, d = a.d;
+  std::vector<float> acc(static_cast<size_t>(d)), s(kFlashTile);
+  for (int64_t t = 0; t < a.tokens; ++t) {
+    const int64_t n = a.kv_len - a.tokens + t + 1;
+    for (int64_t h = 0; h < a.n_head; ++h) {
+      const float* q = a.q + (t * a.n_head + h) * d;
+      const float* kc = a.k_cache + (h / g) * a.kv_cap * d;
+      const float* vc = a.v_cache + (h / g) * a.kv_cap * d;
+      float m = -INFINITY, l = 0;
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      for (int64_t j0 = 0; j0 < n; j0 += kFlashTile) {
+        const int64_t nt = std::min<int64_t>(kFlashTile, n - j0);
+        float mt = m;
+        for (int64_t j = 0; j < nt; ++j) mt = std::max(mt, s[j] = score(q, kc + (j0 + j) * d, d, a.scale));
+        if (!QGATE_MUTANT_ON(cpu_flash_rescale_dropped)) {
+          const float alpha = std::exp(m - mt);  // 0 on the first tile (m = -inf)
+          l *= alpha;
+          for (int64_t i = 0; i < d; ++i) acc[i] *= alpha;
+        }
+        for (int64_t j = 0; j < nt; ++j) {
+          const float p = round_p<P>(std::exp(s[j] - mt));
+          l += p;
+          const float* vr = vc + (j0 + j) * d;
+          for (int64_t i = 0; i < d; ++i) acc[i] = std::fma(p, vr[i], acc[i]);
+        }
+        m = mt;
+      }
+      float* o = a.out0 + (t * a.n_head + h) * d;
+      for (int64_t i = 0; i < d; ++i) o[i] = acc[i] / l;
+    }
+  }
+  return nullptr;
+}
+
+template const char* attn_flash<OutType::f32>(const FusedArgs&);
+template const char* attn_flash<OutType::f16>(const FusedArgs&);
+template const char* attn_flash<OutType::bf16>(const FusedArgs&);
+
+}  // namespace qgate::cpu

@@ -1,0 +1,35 @@
+// Builds fused_kernels() from kernels/cpu/fused.inc.
+#include <vector>
+
+#include "kernels/cpu/fused.hpp"
+
+namespace qgate {
+namespace {
+
+int64_t depth_norm(int64_t n) { return (n + cpu::kNormLanes - 1) / cpu::kNormLanes + 3; }
+int64_t depth_seq(int64_t n) { return n; }
+
+std::vector<KernelInfo> build() {
+  std::vector<KernelInfo> v;
+  using cpu::kFlashTile;
+#define QGATE_CPU_FUSED(name, op, fn, depth, tile_k, p)                                                         \
+  {                                                                                                          \
+    KernelInfo k{#name, Op::op, BackendId::cpu, FormatId::q8_0, Precision{ActQuant::none, 23, depth, OutType::f32}, \
+                 Tile{1, 1, tile_k}};                                                                        \
+    k.fused = cpu::fn;                                                                                       \
+    k.p_type = OutType::p;                                                                                   \
+    v.push_back(k);                                                                                          \
+  }
+#include "kernels/cpu/fused.inc"
+#undef QGATE_CPU_FUSED
+  return v;
+}
+
+}  // namespace
+
+std::span<const KernelInfo> fused_kernels() {
+  static const std::vector<KernelInfo> v = build();
+  return v;
+}
+
+}  // namespace qgate

@@ -1,0 +1,77 @@
+// The RapidCheck driver for fusion and attention properties: draw a FusedSpec from the
+// kernel and property, materialize it, run it through the fused testbed; shrink a failure
+// to its smallest spec and print it with a one-line reproduction.
+#include <rapidcheck.h>
+
+#include <iostream>
+#include <sstream>
+
+#include <rapidcheck/detail/Configuration.h>
+
+#include "properties/fused_case.hpp"
+
+namespace qgate {
+
+PropertyRun run_fused_property(const KernelInfo& k, const PropertyInfo& p, const RunOptions& opt) {
+  PropertyRun r;
+  r.seed = opt.seed ? opt.seed : default_seed();
+  FusedSpec last_fail;
+  std::string last_summary;
+  bool failed = false;
+  const auto property = [&] {
+    const FusedSpec s = gen_fused_spec(k, p);
+    std::string detail;
+    const CaseOutcome o = run_fused_case(k, materialize_fused(s), &detail);
+    ++r.cases;
+    r.evidence += !o.verdict.vacuous();
+    r.max_ratio = std::max(r.max_ratio, o.verdict.max_ratio);
+    if (!o.pass()) {
+      last_fail = s;
+      last_summary = o.summary() + (detail.empty() ? "" : " (" + detail + ")");
+      failed = true;
+      RC_FAIL(last_summary);
+    }
+  };
+  static const bool quiet_config = [] {  // see run_property: swallow RapidCheck's own seed line
+    std::ostringstream sink;
+    std::streambuf* old = std::cerr.rdbuf(sink.rdbuf());
+    rc::detail::configuration();
+    std::cerr.rdbuf(old);
+    return true;
+  }();
+  (void)quiet_config;
+  rc::detail::TestParams params;
+  params.seed = r.seed;
+  params.maxSuccess = p.cases;
+  params.maxSize = 100;
+  params.maxDiscardRatio = 20;
+  rc::detail::TestMetadata meta;
+  meta.id = k.name + "/" + std::string(p.name);
+  struct Quiet : rc::detail::TestListener {
+    void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
+    void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+    void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+  } quiet;
+  const auto result = rc::detail::checkTestable(property, meta, params, quiet);
+  r.coverage = "sampled: " + std::to_string(p.cases) + " cases";
+  if (failed) {
+    r.pass = false;
+    r.failure = last_summary + "\n  case: " + to_string(last_fail);
+    char seed[32];
+    std::snprintf(seed, sizeof seed, "0x%llx", static_cast<unsigned long long>(r.seed));
+    r.repro = "QGATE_SEED=" + std::string(seed) + " qgate_fused_tests --gtest_filter='*/" + std::string(p.name) + "__" +
+              k.name + "'";
+  } else if (!result.template is<rc::detail::SuccessResult>()) {
+    r.pass = false;
+    std::ostringstream os;
+    rc::detail::printResultMessage(result, os);
+    r.failure = "property could not run: " + os.str();
+  } else if (r.evidence * 2 < r.cases) {
+    r.pass = false;
+    r.failure = "vacuous: only " + std::to_string(r.evidence) + " of " + std::to_string(r.cases) +
+                " cases had mostly non-zero expected output";
+  }
+  return r;
+}
+
+}  // namespace qgate
