@@ -15,6 +15,7 @@
 #endif
 
 namespace qgate {
+ProbeReport bifurcation_cpu(int steps);  // properties/bifurcation.cpp
 namespace {
 
 #ifdef QGATE_HAVE_VULKAN
@@ -79,6 +80,9 @@ ProbeReport replay_vulkan(int steps) {
 
 const std::vector<ProbeInfo>& table() {
   static const std::vector<ProbeInfo> t = {
+      {"bifurcation", BackendId::cpu,
+       "greedy-decode a tiny q8_0/q4_K model along the fp64 oracle and each attention kernel (eager, flash P f32/f16/bf16): first divergent token, margin vs accumulated bound, near-tie or defect",
+       bifurcation_cpu},
 #ifdef QGATE_HAVE_VULKAN
       {"replay", BackendId::vulkan,
        "a decode step (RoPE at a device-side position, KV-cache append, mat-vec, cache read) recorded once and replayed with new inputs vs re-recorded every step",

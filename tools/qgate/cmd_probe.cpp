@@ -1,22 +1,27 @@
 // qgate probe: runtime behaviour checks (probes.hpp). `qgate probe replay --backend vulkan`
-// replays a captured decode-step chain against eager execution, bit for bit, every step.
-// Exit 0 pass, 1 fail, 77 skipped (backend unavailable: the reason is printed).
+// replays a captured decode-step chain against eager execution, bit for bit, every step;
+// `qgate probe bifurcation --backend cpu` greedy-decodes the tiny model along the fp64 oracle
+// and each attention kernel and classifies every divergence as a near-tie or a defect.
+// Exit 0 pass, 1 fail (a defect), 77 skipped (backend unavailable: the reason is printed).
 #include <iostream>
 
+#include "kernels/mutant.hpp"
 #include "properties/probes.hpp"
 #include "tools/qgate/commands.hpp"
 
 namespace qgate::cli {
 
 void add_probe(CLI::App& app) {
-  auto* cmd = app.add_subcommand("probe", "Run a probe: replay (captured command buffer / graph vs eager, every step)");
+  auto* cmd = app.add_subcommand("probe", "Run a probe: replay (captured command buffer / graph vs eager, every step), bifurcation (flash vs eager vs fp64 greedy decode)");
   auto name = std::make_shared<std::string>();
   auto backend = std::make_shared<std::string>("vulkan");
   auto steps = std::make_shared<int>(64);
   auto list = std::make_shared<bool>(false);
-  cmd->add_option("name", *name, "probe name (replay)");
+  auto mut = std::make_shared<std::string>();
+  cmd->add_option("name", *name, "probe name (replay, bifurcation)");
   cmd->add_option("--backend", *backend, "backend")->check(CLI::IsMember({"cpu", "vulkan", "cuda", "hip"}));
-  cmd->add_option("--steps", *steps, "decode steps to replay")->check(CLI::Range(2, 4096));
+  cmd->add_option("--steps", *steps, "decode steps (replay) or greedy tokens (bifurcation)")->check(CLI::Range(2, 4096));
+  cmd->add_option("--mutant", *mut, "switch this planted mutant on first (qgate-mutants only; qgate mutants --list)");
   cmd->add_flag("--list", *list, "list the probes of this build");
   cmd->callback([=] {
     if (*list || name->empty()) {
@@ -29,6 +34,12 @@ void add_probe(CLI::App& app) {
     for (BackendId x : {BackendId::cpu, BackendId::vulkan, BackendId::cuda, BackendId::hip})
       if (backend_name(x) == *backend) b = x;
     const ProbeInfo* p = find_probe(*name, b);
+    if (!mut->empty()) {
+      const mutant::Info* m = mutant::find(*mut);
+      if (!m) throw Failure{"unknown mutant '" + *mut + "' (qgate mutants --list)"};
+      if (!mutant::compiled_in()) throw Failure{"--mutant needs the mutant build of the tool (qgate-mutants)"};
+      mutant::activate(m->id);
+    }
     if (!p) throw Failure{"no probe '" + *name + "' for backend " + *backend + " in this build (qgate probe --list)"};
     const ProbeReport r = p->run(*steps);
     std::cout << "probe " << p->name << " --backend " << *backend << ": " << (r.skipped ? "SKIPPED: " : "")
