@@ -48,6 +48,7 @@ struct Runtime::Impl {
   uint32_t host_mem_type = UINT32_MAX;
   uint32_t device_mem_type = UINT32_MAX;
   double timestamp_ns = 0;  // ns per tick; 0: the compute queue has no timestamps
+  bool stats = false;       // VK_KHR_pipeline_executable_properties enabled
   std::map<const uint32_t*, Pipeline> pipelines;
   std::mutex mu;
 };
@@ -124,15 +125,25 @@ struct RuntimeBuilder {
     vkEnumerateDeviceExtensionProperties(I.phys, nullptr, &en, nullptr);
     std::vector<VkExtensionProperties> exts(en);
     vkEnumerateDeviceExtensionProperties(I.phys, nullptr, &en, exts.data());
-    bool dot_ext = false;
-    for (const auto& e : exts)
+    bool dot_ext = false, stats_ext = false;
+    for (const auto& e : exts) {
       if (std::strcmp(e.extensionName, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME) == 0) dot_ext = true;
+      if (std::strcmp(e.extensionName, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0) stats_ext = true;
+    }
     // Features the kernels use where the device has them: f64 (the int8 path's activation
     // quantizer) and packed int8 dot products (the vkdot kernels).
     VkPhysicalDeviceShaderIntegerDotProductFeatures dotf{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
+    // ... and, for the benchmarks, the compiler's statistics of each pipeline (registers, spills).
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pef{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
     VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     if (dot_ext) f2.pNext = &dotf;
+    if (stats_ext) {
+      pef.pNext = f2.pNext;
+      f2.pNext = &pef;
+    }
     vkGetPhysicalDeviceFeatures2(I.phys, &f2);
+    I.stats = stats_ext && pef.pipelineExecutableInfo;
     rt->info_.float64 = f2.features.shaderFloat64;
     rt->info_.int_dot = dot_ext && dotf.shaderIntegerDotProduct;
     if (rt->info_.int_dot) {
@@ -154,16 +165,26 @@ struct RuntimeBuilder {
     VkPhysicalDeviceShaderIntegerDotProductFeatures want_dot{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
     want_dot.shaderIntegerDotProduct = VK_TRUE;
-    const char* dev_exts[] = {VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME};
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR want_stats{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+    want_stats.pipelineExecutableInfo = VK_TRUE;
+    std::vector<const char*> dev_exts;
     VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     dci.pNext = &feats;
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
     if (rt->info_.int_dot) {
+      want_dot.pNext = feats.pNext;
       feats.pNext = &want_dot;
-      dci.enabledExtensionCount = 1;
-      dci.ppEnabledExtensionNames = dev_exts;
+      dev_exts.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
     }
+    if (I.stats) {
+      want_stats.pNext = feats.pNext;
+      feats.pNext = &want_stats;
+      dev_exts.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    }
+    dci.enabledExtensionCount = static_cast<uint32_t>(dev_exts.size());
+    dci.ppEnabledExtensionNames = dev_exts.data();
     if (VkResult r = vkCreateDevice(I.phys, &dci, nullptr, &I.device); r != VK_SUCCESS) {
       why = vkerr("vkCreateDevice", r);
       return nullptr;
@@ -312,6 +333,7 @@ static std::string pipeline_for(Runtime::Impl& I, const Shader& s, Pipeline*& ou
   cpi.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT, p.module,
                "main", nullptr};
   cpi.layout = p.layout;
+  if (I.stats) cpi.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   if (VkResult r = vkCreateComputePipelines(I.device, VK_NULL_HANDLE, 1, &cpi, nullptr, &p.pipe); r != VK_SUCCESS)
     return std::string(s.name) + ": " + vkerr("vkCreateComputePipelines", r);
   return {};
@@ -405,6 +427,35 @@ std::string Runtime::submit(Recording* rec) {
   if (VkResult w = vkWaitForFences(I.device, 1, &I.fence, VK_TRUE, 60ull * 1000 * 1000 * 1000); w != VK_SUCCESS)
     return vkerr("vkWaitForFences (60 s watchdog)", w);
   return {};
+}
+
+std::string Runtime::shader_stats(const Shader& s) {
+  Impl& I = *impl_;
+  std::lock_guard<std::mutex> lock(I.mu);
+  if (!I.stats) return "the device reports no pipeline statistics";
+  Pipeline* p = nullptr;
+  if (std::string e = pipeline_for(I, s, p); !e.empty()) return e;
+  auto get = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vkGetDeviceProcAddr(I.device, "vkGetPipelineExecutableStatisticsKHR"));
+  if (!get) return "vkGetPipelineExecutableStatisticsKHR missing";
+  VkPipelineExecutableInfoKHR ei{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+  ei.pipeline = p->pipe;
+  ei.executableIndex = 0;
+  uint32_t n = 0;
+  get(I.device, &ei, &n, nullptr);
+  std::vector<VkPipelineExecutableStatisticKHR> st(n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+  get(I.device, &ei, &n, st.data());
+  std::string out;
+  for (const auto& x : st) {
+    out += (out.empty() ? "" : ", ") + std::string(x.name) + "=";
+    switch (x.format) {
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: out += x.value.b32 ? "true" : "false"; break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: out += std::to_string(x.value.i64); break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: out += std::to_string(x.value.u64); break;
+      default: out += std::to_string(x.value.f64); break;
+    }
+  }
+  return out;
 }
 
 std::string Runtime::timestamps(Recording* rec, std::vector<double>& ns) {

@@ -72,6 +72,9 @@ class Runtime {
   std::string record(std::span<const Dispatch> steps, Recording*& out, bool timed = false);
   std::string submit(Recording* rec);
   std::string timestamps(Recording* rec, std::vector<double>& ns_per_dispatch);
+  // The compiler's statistics of the shader's pipeline (VK_KHR_pipeline_executable_properties:
+  // registers, spills, shared memory...), "name=value, ..."; or why there are none.
+  std::string shader_stats(const Shader& s);
   void release(Recording* rec);
   // Records, submits and waits; returns "" or an error message.
   std::string dispatch(const Shader& s, std::span<Buffer* const> bindings, const void* push, uint32_t gx,

@@ -77,7 +77,7 @@ std::string bench_matvec(const KernelInfo& k, const QTensor& w, const float* x, 
   Pool pool(rt);
   std::vector<vk::Buffer*> ws;
   for (int c = 0; c < copies; ++c) {
-    vk::Buffer* b = pool.make(w.bytes.size());
+    vk::Buffer* b = pool.make(w.bytes.size() + 16);  // padded as launch.cpp pads (make() rounds to 16)
     if (!b) return "device allocation failed (weight copy " + std::to_string(c) + ")";
     if (std::string e = rt->upload(*b, w.bytes.data(), w.bytes.size()); !e.empty()) return e;
     ws.push_back(b);
@@ -121,6 +121,7 @@ std::string bench_matvec(const KernelInfo& k, const QTensor& w, const float* x, 
       binds[0] = ws[static_cast<size_t>(c)];
       steps.push_back({&shader, binds, push, groups, 1, 1});
     }
+  out.stats = rt->shader_stats(shader);
   return time_steps(rt, steps, static_cast<size_t>(copies), out);
 }
 

@@ -12,6 +12,7 @@ namespace qgate::vkk {
 struct BenchTiming {
   double median_ns = 0, min_ns = 0;
   int samples = 0;
+  std::string stats;  // the compiler's statistics of the pipeline, where the device gives them
 };
 
 // Read `bytes` of device-local memory with 16-byte loads, `reps` times (one warm-up more).

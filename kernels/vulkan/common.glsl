@@ -76,9 +76,11 @@ uint round_float_bits(bool neg, uint m, int e, bool to_f16) {
 
 // The little-endian word at any byte offset (blocks of 18, 34, 210 bytes leave their
 // fields unaligned): two aligned loads and a funnel shift.
+// Branch-free, so both loads issue at once; it reads the word after `off`'s, which
+// every buffer it reads has (launches pad weight buffers by 16 bytes).
 uint ru32u(uint off) {
-  uint lo = w[off >> 2], sh = (off & 3u) * 8u;
-  return sh == 0u ? lo : (lo >> sh) | (w[(off >> 2) + 1u] << (32u - sh));
+  uint sh = (off & 3u) * 8u;
+  return (w[off >> 2] >> sh) | ((w[(off >> 2) + 1u] << 1u) << (31u - sh));
 }
 
 // x * 2^e in two steps whose factors are normal f32 (|e| <= 254): exact where the result

@@ -135,7 +135,9 @@ const char* run_q8(const KernelInfo& k, const QTensor& w, const float* x, int64_
   const Code& code = *static_cast<const Code*>(k.device_code);
   if (w.k % code.act_block) return fail("k is not a multiple of the activation block");
   const size_t elems = static_cast<size_t>(m * w.k);
-  Scoped wb(rt, w.bytes.size()), xb(rt, elems * 4), ab(rt, elems), adb(rt, elems / code.act_block * 4),
+  // Weights padded: formats.glsl's unaligned word reader loads the next word too, and
+  // matvec_q8.comp reads whole 16-byte quads.
+  Scoped wb(rt, (w.bytes.size() + 31) / 16 * 16), xb(rt, elems * 4), ab(rt, elems), adb(rt, elems / code.act_block * 4),
       asb(rt, elems / 16 * 4), ob(rt, out.region_bytes() + out_slack);
   TableBuffer tb(rt, code.table);
   for (const Scoped* b : {&wb, &xb, &ab, &adb, &asb, &ob})

@@ -52,6 +52,7 @@ void run_bench_vulkan(const std::string& formats, const std::string& shapes, int
   std::printf("read stream (1 GiB, 16-byte loads, median of %d): %.1f GB/s = the ceiling below\n", stream.samples, ceiling);
   std::printf("mat-vec M = 1, weights rotated over copies totalling >= %.0f MiB (out of cache), device timestamps, median\n\n",
               cache_mib);
+  std::vector<std::string> stats;
   std::printf("| format | N x K | kernel | weight MB | time (us) | GB/s | %% of stream |\n|---|---|---|---|---|---|---|\n");
   for (const FormatInfo* f : fmts)
     for (auto [n, k] : nk) {
@@ -75,12 +76,15 @@ void run_bench_vulkan(const std::string& formats, const std::string& shapes, int
         if (std::string e = vkk::bench_matvec(kk, c.w, c.x.data(), copies, reps, t); !e.empty())
           throw Failure{"bench " + kk.name + ": " + e, 1};
         const double gbs = static_cast<double>(c.w.bytes.size()) / t.median_ns;
+        if (n == nk.front().first && k == nk.front().second) stats.push_back(kk.name + ": " + t.stats);
         std::printf("| %s | %lldx%lld | %s | %.1f | %.1f | %.0f | %.0f%% |\n", std::string(f->name).c_str(),
                     static_cast<long long>(n), static_cast<long long>(k), kk.name.c_str(), mb, t.median_ns / 1e3, gbs,
                     100.0 * gbs / ceiling);
         std::fflush(stdout);
       }
     }
+  std::printf("\npipeline statistics (the driver's compiler):\n");
+  for (const std::string& s : stats) std::printf("  %s\n", s.c_str());
 #endif
 }
 
