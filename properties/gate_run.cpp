@@ -26,6 +26,7 @@ double KernelGate::max_ratio() const {
   return m;
 }
 bool GateReport::pass() const {
+  if (!unloaded.empty()) return false;
   for (const KernelGate& k : kernels)
     if (!k.pass()) return false;
   return true;
@@ -33,10 +34,15 @@ bool GateReport::pass() const {
 
 GateReport run_gate(const GateFilter& f, const RunOptions& opt,
                     const std::function<void(size_t, size_t, const std::string&)>& progress) {
-  GateReport rep;
   std::vector<const KernelInfo*> selected;
   for (const KernelInfo& k : all_kernels())
     if (f.matches(k)) selected.push_back(&k);
+  return run_gate_kernels(selected, f, opt, progress);
+}
+
+GateReport run_gate_kernels(std::span<const KernelInfo* const> selected, const GateFilter& f, const RunOptions& opt,
+                            const std::function<void(size_t, size_t, const std::string&)>& progress) {
+  GateReport rep;
   for (size_t i = 0; i < selected.size(); ++i) {
     const KernelInfo& k = *selected[i];
     if (progress) progress(i, selected.size(), k.name);
@@ -123,12 +129,15 @@ std::string format_matrix(const GateReport& r) {
     pass += g.pass();
     runs += static_cast<int>(g.runs.size());
   }
-  os << "  " << pass << " of " << n << " kernels pass (" << runs << " property runs)\n";
+  os << "  " << pass << " of " << n << " kernels pass (" << runs << " property runs)";
+  if (!r.unloaded.empty()) os << "; " << r.unloaded.size() << " could not be gated";
+  os << "\n";
   return os.str();
 }
 
 std::string format_failures(const GateReport& r) {
   std::ostringstream os;
+  for (const auto& [what, why] : r.unloaded) os << "FAIL " << what << ": " << why << "\n";
   for (const KernelGate& g : r.kernels)
     for (const auto& [p, run] : g.runs)
       if (!run.pass) {

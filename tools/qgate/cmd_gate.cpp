@@ -2,16 +2,19 @@
 // that applies; prints the format x op x backend matrix and every failure with its repro.
 // With --gguf/--tensor the weight is a real tensor and the properties that take a given
 // weight run over it; with --report the run is also written as JUnit XML, a Markdown
-// matrix and heat maps of the failing cases.
+// matrix and heat maps of the failing cases. With --plugin the kernels are a plugin
+// library's (docs/PLUGINS.md), each launch in a child process under a watchdog.
 #include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 #include "io/gguf/weight.hpp"
 #include "kernels/mutant.hpp"
 #include "properties/fixed_weight.hpp"
 #include "properties/gate_run.hpp"
+#include "properties/plugin_host.hpp"
 #include "report/report.hpp"
 #include "tools/qgate/commands.hpp"
 
@@ -22,6 +25,8 @@ struct GateArgs {
   GateFilter f;
   uint64_t seed = 0;
   std::string regression, gguf, tensor, rows, report, mutant;
+  std::vector<std::string> plugins;
+  double plugin_timeout = 10;
   bool quiet = false;
 };
 
@@ -53,12 +58,17 @@ void add_gate(CLI::App& app) {
   cmd->add_option("--tensor", a->tensor, "the tensor's name (qgate gguf list FILE shows them)")->needs(gguf);
   cmd->add_option("--rows", a->rows, "only rows A..B-1 of the tensor (A:B; default all, at most 2^20 elements)")->needs(gguf);
   cmd->add_option("--report", a->report, "also write DIR/junit.xml, DIR/matrix.md and DIR/heatmaps/*.png");
+  cmd->add_option("--plugin", a->plugins,
+                  "gate the kernels of this plugin library instead of the registered ones (repeatable; docs/PLUGINS.md)");
+  cmd->add_option("--plugin-timeout", a->plugin_timeout, "watchdog: seconds one plugin launch may take (default 10)")
+      ->check(CLI::Range(0.001, 3600.0));
   cmd->add_option("--mutant", a->mutant, "switch this planted mutant on first (qgate-mutants only; qgate mutants --list)");
   cmd->callback([a] {
     GateFilter& f = a->f;
     if (!f.format.empty() && !find_format(f.format)) throw Failure{"unknown format '" + f.format + "'"};
     if (!f.property.empty() && !find_property(f.property)) throw Failure{"unknown property '" + f.property + "'"};
     if (!a->gguf.empty() && a->tensor.empty()) throw Failure{"--gguf needs --tensor NAME (qgate gguf list " + a->gguf + ")"};
+    if (!a->plugins.empty() && !a->gguf.empty()) throw Failure{"--plugin with --gguf is not supported yet"};
     if (!a->mutant.empty()) {
       const mutant::Info* m = mutant::find(a->mutant);
       if (!m) throw Failure{"unknown mutant '" + a->mutant + "' (qgate mutants --list)"};
@@ -75,6 +85,7 @@ void add_gate(CLI::App& app) {
     };
 
     GateReport rep;
+    std::unique_ptr<PluginHost> plugins;  // owns the plugin kernels until the report is written
     std::string input = "generated cases (properties.inc)";
     if (!a->gguf.empty()) {
       gguf::MappedFile file;
@@ -109,6 +120,25 @@ void add_gate(CLI::App& app) {
         throw Failure{"no registered kernel of format " + std::string(w.fmt->name) + " matches the filter"};
       for (const KernelGate& g : rep.kernels)
         if (g.skipped) std::cout << "skipped " << g.kernel->name << ": " << g.skip_reason << "\n";
+    } else if (!a->plugins.empty()) {
+      std::printf("qgate gate: seed 0x%llx\n", static_cast<unsigned long long>(seed));
+      std::fflush(stdout);
+      plugins = std::make_unique<PluginHost>(a->plugin_timeout);
+      for (const std::string& lib : a->plugins) plugins->load(lib);
+      std::vector<const KernelInfo*> selected;
+      for (const KernelInfo* k : plugins->kernels())
+        if (f.matches(*k)) selected.push_back(k);
+      std::printf("qgate gate: %zu plugin kernel(s) from %zu librar%s, each launch in a child process (watchdog %g s)\n",
+                  selected.size(), a->plugins.size(), a->plugins.size() == 1 ? "y" : "ies", a->plugin_timeout);
+      std::fflush(stdout);
+      input = "generated cases (properties.inc) on plugin kernels";
+      rep = run_gate_kernels(selected, f, opt, progress);
+      if (tty) std::fprintf(stderr, "\r%-70s\r", "");
+      rep.unloaded = plugins->unloaded();
+      plugins->annotate(rep);
+      if (rep.kernels.empty() && rep.unloaded.empty()) throw Failure{"no plugin kernel matches the filter"};
+      for (const KernelGate& g : rep.kernels)
+        if (g.skipped) std::cout << "skipped " << g.kernel->name << ": " << g.skip_reason << "\n";
     } else {
       std::printf("qgate gate: seed 0x%llx\n", static_cast<unsigned long long>(seed));
       std::fflush(stdout);
@@ -117,6 +147,7 @@ void add_gate(CLI::App& app) {
       if (rep.kernels.empty()) throw Failure{"no registered kernel matches the filter"};
     }
     std::cout << format_matrix(rep) << format_failures(rep);
+    if (plugins) std::cout << plugins->verdicts(rep);
     if (!a->report.empty()) {
       report::Context ctx;
       ctx.seed = seed;
@@ -128,6 +159,12 @@ void add_gate(CLI::App& app) {
       add("--backend", f.backend), add("--format", f.format), add("--op", f.op), add("--kernel", f.kernel);
       add("--property", f.property), add("--gguf", a->gguf), add("--tensor", a->tensor), add("--rows", a->rows);
       add("--mutant", a->mutant);
+      for (const std::string& p : a->plugins) add("--plugin", p);
+      if (!a->plugins.empty() && a->plugin_timeout != 10) {
+        char t[32];
+        std::snprintf(t, sizeof t, "%g", a->plugin_timeout);
+        add("--plugin-timeout", t);
+      }
       if (a->seed) add("--seed", std::to_string(a->seed));
       report::Written w;
       if (tty) std::fprintf(stderr, "writing the report...");

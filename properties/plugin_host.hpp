@@ -1,0 +1,56 @@
+// Kernels from plugins (plugin/qgate_plugin.h, docs/PLUGINS.md): each declared kernel
+// becomes a KernelInfo that the gate runs like a registered one. Plugin code never runs
+// in qgate's process: the library is loaded in a forked child to read its table, and in a
+// fresh child for every launch, under a watchdog. A plugin that does not load, a
+// descriptor qgate cannot map, a launch that crashes, exits or never returns becomes that
+// kernel's failure with the reason.
+#pragma once
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel.hpp"
+#include "properties/gate_run.hpp"
+
+namespace qgate {
+
+struct PluginKernel;  // plugin_host.cpp: where a plugin kernel lives and what became of it
+
+class PluginHost {
+ public:
+  explicit PluginHost(double timeout_s = 10.0);
+  ~PluginHost();
+  PluginHost(const PluginHost&) = delete;
+  PluginHost& operator=(const PluginHost&) = delete;
+
+  // Loads one library (in a child). Its kernels are added to kernels(); whatever cannot be
+  // gated (the library, or single descriptors) is added to unloaded() with the reason.
+  void load(const std::string& path);
+
+  const std::vector<const KernelInfo*>& kernels() const { return kernels_; }
+  const std::vector<std::pair<std::string, std::string>>& unloaded() const { return unloaded_; }
+  double timeout_s() const { return timeout_s_; }
+  bool owns(const KernelInfo& k) const;
+
+  // After the gate: repro lines that name the plugin, and the runs of a kernel that timed
+  // out (it is not run again after a hang) say so instead of the shrinker's last case.
+  void annotate(GateReport& rep) const;
+  // One line per plugin kernel: PASS/FAIL/skipped with the first failing property and why,
+  // then one line per thing that could not be gated.
+  std::string verdicts(const GateReport& rep) const;
+
+ private:
+  double timeout_s_;
+  std::deque<PluginKernel> state_;
+  std::deque<KernelInfo> infos_;
+  std::vector<const KernelInfo*> kernels_;
+  std::vector<std::pair<std::string, std::string>> unloaded_;
+};
+
+// Runs body() in a forked child under a watchdog; body writes its result to fd. Returns ""
+// with everything the child wrote in `payload`, or why the child produced no result
+// ("killed by SIGSEGV", "timed out after 10 s", "exited with status 3").
+std::string run_in_child(double timeout_s, void (*body)(int fd, void* ctx), void* ctx, std::string& payload);
+
+}  // namespace qgate
