@@ -3,6 +3,9 @@
 #ifdef QGATE_HAVE_VULKAN
 #include "backends/vulkan/vk_runtime.hpp"
 #endif
+#ifdef QGATE_HAVE_CUDA
+#include "backends/cuda/cuda_runtime.hpp"
+#endif
 
 namespace qgate {
 
@@ -18,8 +21,15 @@ Availability probe_backend(BackendId b) {
       return {false, std::string("not built in this configuration: ") + QGATE_VULKAN_WHY};
 #endif
     }
-    case BackendId::cuda:
-      return {false, "not built in this configuration: no CUDA runtime in this build yet (issue: CUDA backend)"};
+    case BackendId::cuda: {
+#ifdef QGATE_HAVE_CUDA
+      std::string why;
+      if (cu::Runtime* rt = cu::Runtime::instance(why)) return {true, rt->info().describe()};
+      return {false, why};
+#else
+      return {false, std::string("not built in this configuration: ") + QGATE_CUDA_WHY};
+#endif
+    }
     case BackendId::hip:
       return {false, "not built in this configuration: no HIP runtime in this build yet (issue: HIP backend)"};
     default: return {false, "unknown backend"};

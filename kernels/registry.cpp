@@ -9,6 +9,9 @@ namespace qgate {
 #ifdef QGATE_HAVE_VULKAN
 void add_vulkan_kernels(std::vector<KernelInfo>& v);  // kernels/vulkan/registry_vk.cpp
 #endif
+#ifdef QGATE_HAVE_CUDA
+void add_cuda_kernels(std::vector<KernelInfo>& v);  // kernels/cuda/registry_cuda.cpp
+#endif
 namespace {
 
 template <int64_t Div, int64_t Add>
@@ -88,6 +91,9 @@ std::vector<KernelInfo> build() {
   add_gptq(v);
 #ifdef QGATE_HAVE_VULKAN
   add_vulkan_kernels(v);
+#endif
+#ifdef QGATE_HAVE_CUDA
+  add_cuda_kernels(v);
 #endif
   return v;
 }

@@ -36,6 +36,10 @@ TEST_P(Mutant, IsKilled) {
 TEST_P(Mutant, StoredCaseStillKills) {
   const mutant::Info& m = *GetParam();
   if (probe_from_target(m.target)) GTEST_SKIP() << "a probe mutant has no stored case: the probe is deterministic";
+  if (const KernelInfo* k = find_kernel(m.target)) {  // a stored case replays nothing where its backend cannot run
+    const Availability a = probe_kernel(*k);
+    if (!a.available) GTEST_SKIP() << backend_name(k->backend) << ": " << a.reason;
+  }
   const std::string prefix = std::string(m.target) + "-" + std::string(m.killer) + "-";
   int files = 0, killing = 0;
   std::error_code ec;

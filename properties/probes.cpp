@@ -13,6 +13,9 @@
 #ifdef QGATE_HAVE_VULKAN
 #include "kernels/vulkan/replay_chain.hpp"
 #endif
+#ifdef QGATE_HAVE_CUDA
+#include "kernels/cuda/replay_chain.hpp"
+#endif
 
 namespace qgate {
 ProbeReport bifurcation_cpu(int steps);  // properties/bifurcation.cpp
@@ -78,6 +81,66 @@ ProbeReport replay_vulkan(int steps) {
 }
 #endif
 
+#ifdef QGATE_HAVE_CUDA
+// The CUDA decode-step chain captured once into a graph and replayed vs run eagerly.
+ProbeReport replay_cuda(int steps) {
+  ProbeReport r;
+  const Availability a = probe_backend(BackendId::cuda);
+  if (!a.available) {
+    r.skipped = true;
+    r.summary = "cuda: " + a.reason;
+    return r;
+  }
+  constexpr uint32_t d = 128, n = 64, first_pos = 3;
+  std::string err;
+  auto chain = cuk::DecodeChain::create(d, n, first_pos + static_cast<uint32_t>(steps) + 1, 0x5eed, err);
+  if (!chain) {
+    r.summary = "cannot build the chain: " + err;
+    return r;
+  }
+  Rng rng(0xC0FFEE);
+  int first_bad = -1, compared = 0;
+  double max_diff = 0;
+  for (int t = 0; t < steps; ++t) {
+    std::vector<float> x(d);
+    for (float& v : x) v = static_cast<float>(rng.uniform() * 2 - 1);
+    const uint32_t pos = first_pos + static_cast<uint32_t>(t);
+    cuk::ChainOutputs e, p;
+    if (err = chain->eager_step(x, pos, e); !err.empty()) break;
+    if (t == 0 && (err = chain->capture(pos), !err.empty())) break;
+    if (err = chain->replay_step(x, pos, p); !err.empty()) break;
+    ++compared;
+    if (e.y == p.y && e.kvsum == p.kvsum) continue;
+    auto diff = [&](const std::vector<uint32_t>& u, const std::vector<uint32_t>& v) {
+      for (size_t i = 0; i < u.size(); ++i) {
+        float fu, fv;
+        std::memcpy(&fu, &u[i], 4);
+        std::memcpy(&fv, &v[i], 4);
+        max_diff = std::max(max_diff, std::fabs(static_cast<double>(fu) - fv));
+      }
+    };
+    diff(e.y, p.y);
+    diff(e.kvsum, p.kvsum);
+    if (first_bad < 0) first_bad = t;
+  }
+  char buf[256];
+  if (!err.empty()) {
+    r.summary = "probe error: " + err;
+  } else if (first_bad >= 0) {
+    std::snprintf(buf, sizeof buf, "FAIL replay diverges from eager: first divergent step %d (1-based; of %d), max |diff| %.3g",
+                  first_bad + 1, compared, max_diff);
+    r.summary = buf;
+  } else {
+    r.pass = true;
+    std::snprintf(buf, sizeof buf,
+                  "PASS %d steps replayed from one CUDA graph, every step bit-identical to eager (rope_kv -> quantize q8_1 -> matvec q8_0 -> kv_sum)",
+                  compared);
+    r.summary = buf;
+  }
+  return r;
+}
+#endif
+
 const std::vector<ProbeInfo>& table() {
   static const std::vector<ProbeInfo> t = {
       {"bifurcation", BackendId::cpu,
@@ -87,6 +150,11 @@ const std::vector<ProbeInfo>& table() {
       {"replay", BackendId::vulkan,
        "a decode step (RoPE at a device-side position, KV-cache append, mat-vec, cache read) recorded once and replayed with new inputs vs re-recorded every step",
        replay_vulkan},
+#endif
+#ifdef QGATE_HAVE_CUDA
+      {"replay", BackendId::cuda,
+       "a decode step (RoPE at a device-side position, KV-cache append, q8_1 quantization, int8-dot mat-vec, cache read) captured once as a CUDA graph and replayed with new inputs vs run eagerly",
+       replay_cuda},
 #endif
   };
   return t;

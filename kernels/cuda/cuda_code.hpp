@@ -1,0 +1,26 @@
+// What KernelInfo::device_code points to for a CUDA kernel (registry_cuda.cpp fills it,
+// launch.cpp reads it): the format's launchers from kernels.inc.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "kernels/cuda/launchers.hpp"
+#include "kernels/kernel.hpp"
+
+namespace qgate::cuk {
+
+struct Code {
+  DequantLaunch dequant = nullptr;
+  MatvecLaunch matvec = nullptr;  // nullptr: dequant-only format
+  int block_elems = 0;            // the weight format's block
+};
+
+// The LaunchFn of every CUDA kernel (launch.cpp).
+const char* launch_dequant(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out);
+const char* launch_matvec(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out);
+
+// Quantizes m rows of k activations on the device and downloads the blocks (the test of
+// the device quantizers against the oracle's bytes). "" or why not.
+std::string quantize_act_on_device(ActQuant a, const float* x, int64_t m, int64_t k, std::vector<uint8_t>& blocks);
+
+}  // namespace qgate::cuk

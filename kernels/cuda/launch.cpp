@@ -1,0 +1,142 @@
+// CUDA launches for the registered kernels: upload the weights (and activations), mirror
+// the output's whole guarded region on the device (plus guard slack), run on the
+// runtime's stream, copy the region back and check the slack, so the verdict sees
+// device-side writes past the output and unwritten poison.
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "backends/cuda/cuda_runtime.hpp"
+#include "backends/guarded.hpp"
+#include "kernels/cuda/cuda_code.hpp"
+#include "kernels/mutant.hpp"
+#include "oracles/formats/iq_tables.hpp"
+#include "oracles/ops/quantize_act.hpp"
+
+namespace qgate::cuk {
+namespace {
+
+thread_local std::string g_err;
+const char* fail(std::string msg) {
+  g_err = std::move(msg);
+  return g_err.c_str();
+}
+
+// The IQ codebooks, uploaded once per process as the oracles' bytes.
+const IqTables* tables(std::string& err) {
+  static cu::DeviceBuffer* bufs = new cu::DeviceBuffer[7];  // process lifetime: never freed at exit
+  static IqTables t;
+  static std::string why;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto up = [&](int i, const void* src, size_t bytes) -> const void* {
+      if (why.empty()) why = bufs[i].alloc(bytes);
+      if (why.empty()) why = bufs[i].upload(src, bytes);
+      return bufs[i].ptr();
+    };
+    t.iq2xxs = static_cast<const uint64_t*>(up(0, iq::kIq2xxsGrid, sizeof iq::kIq2xxsGrid));
+    t.iq2xs = static_cast<const uint64_t*>(up(1, iq::kIq2xsGrid, sizeof iq::kIq2xsGrid));
+    t.iq2s = static_cast<const uint64_t*>(up(2, iq::kIq2sGrid, sizeof iq::kIq2sGrid));
+    t.iq3xxs = static_cast<const uint32_t*>(up(3, iq::kIq3xxsGrid, sizeof iq::kIq3xxsGrid));
+    t.iq3s = static_cast<const uint32_t*>(up(4, iq::kIq3sGrid, sizeof iq::kIq3sGrid));
+    t.iq1s = static_cast<const uint64_t*>(up(5, iq::kIq1sGrid, sizeof iq::kIq1sGrid));
+    t.iq4nl = static_cast<const int8_t*>(up(6, iq::kValuesIq4nl, sizeof iq::kValuesIq4nl));
+    std::string e;
+    if (why.empty()) {
+      if (cu::Runtime* rt = cu::Runtime::instance(e)) why = rt->sync("IQ table upload");
+    }
+  });
+  err = why;
+  return why.empty() ? &t : nullptr;
+}
+
+struct Ready {
+  cu::Runtime* rt = nullptr;
+  const IqTables* t = nullptr;
+  std::string err;
+};
+Ready ready() {
+  Ready r;
+  r.rt = cu::Runtime::instance(r.err);
+  if (!r.rt) {
+    r.err = "cuda unavailable: " + r.err;
+    return r;
+  }
+  r.t = tables(r.err);
+  return r;
+}
+
+size_t act_block_bytes(ActQuant a) { return a == ActQuant::q8_1 ? 36 : 292; }
+
+// x (m rows of k f32) quantized into xq on the device.
+std::string quantize(ActQuant a, const float* x, int64_t m, int64_t k, cu::DeviceBuffer& xq, cu::Runtime& rt) {
+  if (a != ActQuant::q8_1 && a != ActQuant::q8_K) return "no device quantizer for activations " + std::string(act_name(a));
+  if (k % act_block(a)) return "k=" + std::to_string(k) + " is not a multiple of the " + std::string(act_name(a)) + " block";
+  cu::DeviceBuffer xf;
+  if (auto e = xf.alloc(static_cast<size_t>(m * k) * 4); !e.empty()) return e;
+  if (auto e = xf.upload(x, static_cast<size_t>(m * k) * 4); !e.empty()) return e;
+  if (auto e = xq.alloc(static_cast<size_t>(m * (k / act_block(a))) * act_block_bytes(a)); !e.empty()) return e;
+  if (a == ActQuant::q8_1) quantize_q8_1(static_cast<const float*>(xf.ptr()), m, k, xq.bytes_ptr(), rt.stream());
+  else quantize_q8_K(static_cast<const float*>(xf.ptr()), m, k, xq.bytes_ptr(), rt.stream());
+  return rt.sync("activation quantization");  // before xf is freed
+}
+
+}  // namespace
+
+const char* launch_dequant(const KernelInfo& k, const QTensor& w, const float*, int64_t, GuardedBuffer& out) {
+  Ready r = ready();
+  if (!r.t) return fail(r.err);
+  const Code& code = *static_cast<const Code*>(k.device_code);
+  if (w.k % code.block_elems) return fail("k is not a multiple of the block size");
+  cu::DeviceBuffer wb;
+  cu::GuardedMirror om;
+  if (auto e = wb.alloc(w.bytes.size()); !e.empty()) return fail(e);
+  if (auto e = wb.upload(w.bytes.data(), w.bytes.size()); !e.empty()) return fail(e);
+  if (auto e = om.upload(out, 4096); !e.empty()) return fail(e);
+  code.dequant(wb.bytes_ptr(), w.n, w.k, om.payload(), k.prec.out, *r.t, r.rt->stream());
+  if (auto e = r.rt->launch_error(k.name.c_str()); !e.empty()) return fail(e);
+  if (auto e = om.finish(out); !e.empty()) return fail(k.name + ": " + e);
+  return nullptr;
+}
+
+const char* launch_matvec(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out) {
+  Ready r = ready();
+  if (!r.t) return fail(r.err);
+  const Code& code = *static_cast<const Code*>(k.device_code);
+  if (w.k % code.block_elems) return fail("k is not a multiple of the block size");
+  MatvecLaunch mv = code.matvec;
+#ifdef QGATE_MUTANTS
+  if (QGATE_MUTANT_ON(cuda_crossed_nibble_lanes) && k.format == FormatId::q4_0) mv = mutant_matvec_q4_0_crossed_lanes;
+  if (QGATE_MUTANT_ON(cuda_rows_past_m) && k.format == FormatId::q4_K) mv = mutant_matvec_q4_K_rows_past_m;
+#endif
+  cu::DeviceBuffer wb, xq;
+  cu::GuardedMirror om;
+  if (auto e = wb.alloc(w.bytes.size()); !e.empty()) return fail(e);
+  if (auto e = wb.upload(w.bytes.data(), w.bytes.size()); !e.empty()) return fail(e);
+  if (auto e = quantize(k.prec.act, x, m, w.k, xq, *r.rt); !e.empty()) return fail(e);
+  // Slack for a kernel that writes all kMatvecRows accumulator rows whatever m is.
+  if (auto e = om.upload(out, std::max<size_t>(4096, static_cast<size_t>(kMatvecRows * w.n) * 4)); !e.empty())
+    return fail(e);
+  const size_t xrow = static_cast<size_t>(w.k / act_block(k.prec.act)) * act_block_bytes(k.prec.act);
+  for (int64_t m0 = 0; m0 < m; m0 += kMatvecRows) {
+    const int rows = static_cast<int>(std::min<int64_t>(kMatvecRows, m - m0));
+    mv(wb.bytes_ptr(), xq.bytes_ptr() + m0 * xrow, static_cast<float*>(om.payload()) + m0 * w.n, w.n, w.k, rows, w.n,
+       *r.t, r.rt->stream());
+    if (auto e = r.rt->launch_error(k.name.c_str()); !e.empty()) return fail(e);
+  }
+  if (auto e = om.finish(out); !e.empty()) return fail(k.name + ": " + e);
+  return nullptr;
+}
+
+std::string quantize_act_on_device(ActQuant a, const float* x, int64_t m, int64_t k, std::vector<uint8_t>& blocks) {
+  Ready r = ready();
+  if (!r.rt) return r.err;
+  cu::DeviceBuffer xq;
+  if (auto e = quantize(a, x, m, k, xq, *r.rt); !e.empty()) return e;
+  blocks.resize(xq.bytes());
+  if (auto e = xq.download(blocks.data(), blocks.size()); !e.empty()) return e;
+  return r.rt->sync("download");
+}
+
+}  // namespace qgate::cuk

@@ -1,0 +1,23 @@
+// The planted CUDA defects (kernels/mutants.inc: cuda_*), compiled into the mutant build
+// of the kernels only: the production mat-vec template with one defect switched on.
+
+#include "kernels/cuda/matvec.cuh"
+#include "kernels/cuda/replay_chain.cuh"
+
+namespace qgate::cuk {
+
+void mutant_matvec_q4_0_crossed_lanes(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int64_t k, int m,
+                                      int64_t ldy, const IqTables& t, void* stream) {
+  launch_matvec<Fmt_q4_0, kAct_q8_1, kMutCrossedLanes>(w, xq, y, n, k, m, ldy, t, stream);
+}
+void mutant_matvec_q4_K_rows_past_m(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int64_t k, int m,
+                                    int64_t ldy, const IqTables& t, void* stream) {
+  launch_matvec<Fmt_q4_K, kAct_q8_K, kMutRowsPastM>(w, xq, y, n, k, m, ldy, t, stream);
+}
+
+// The decode step's position passed by value: a captured graph replays the capture's value.
+void mutant_rope_kv_pos_by_value(const float* x, uint32_t pos, float* xr, float* kv, uint32_t d, void* stream) {
+  launch_rope_kv<true>(x, nullptr, pos, xr, kv, d, stream);
+}
+
+}  // namespace qgate::cuk
