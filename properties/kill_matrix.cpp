@@ -6,6 +6,17 @@
 
 namespace qgate {
 
+BackendId target_backend(std::string_view target) {
+  if (const KernelInfo* k = find_kernel(target)) return k->backend;
+  if (const ProbeInfo* p = probe_from_target(target)) return p->backend;
+  const size_t cut = target.rfind(target.rfind("probe:", 0) == 0 ? ':' : '_');
+  const std::string_view tail = cut == std::string_view::npos ? std::string_view{} : target.substr(cut + 1);
+  if (tail == "vk" || tail == "vkdot" || tail == "vulkan") return BackendId::vulkan;
+  if (tail == "cuda") return BackendId::cuda;
+  if (tail == "hip") return BackendId::hip;
+  return BackendId::cpu;
+}
+
 std::vector<MutantRow> run_kill_matrix(const std::string& only, const std::string& regression_dir) {
   std::vector<MutantRow> rows;
   for (const mutant::Info& m : mutant::all()) {
@@ -14,9 +25,9 @@ std::vector<MutantRow> run_kill_matrix(const std::string& only, const std::strin
     row.mutant = &m;
     row.kernel = find_kernel(m.target);
     row.probe = probe_from_target(m.target);
-    const BackendId backend = row.kernel ? row.kernel->backend : row.probe ? row.probe->backend : BackendId::cpu;
-    if (const Availability a = row.kernel ? probe_kernel(*row.kernel) : probe_backend(backend);
-        (row.kernel || row.probe) && !a.available) {
+    const BackendId backend = target_backend(m.target);
+    const Availability a = row.kernel ? probe_kernel(*row.kernel) : probe_backend(backend);
+    if (!a.available) {  // also a target whose backend this build does not have
       row.skipped = true;
       row.skip_reason = std::string(backend_name(backend)) + ": " + a.reason;
     } else if (row.probe) {

@@ -25,6 +25,11 @@ struct MutantRow {
   bool ok() const { return skipped || ((kernel || probe) && killed && killed_by_named); }
 };
 
+// The backend a mutant's target belongs to, also when this build has no such kernel or
+// probe (its backend not built): from the registries, else from the name ("..._cpu",
+// "..._vk", "..._vkdot", "..._cuda", "..._hip", "probe:<name>:<backend>"); cpu otherwise.
+BackendId target_backend(std::string_view target);
+
 // only: empty = every mutant. regression_dir: where each mutant's killing case is written.
 std::vector<MutantRow> run_kill_matrix(const std::string& only, const std::string& regression_dir);
 std::string format_kill_matrix(const std::vector<MutantRow>& rows);

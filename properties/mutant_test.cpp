@@ -36,9 +36,11 @@ TEST_P(Mutant, IsKilled) {
 TEST_P(Mutant, StoredCaseStillKills) {
   const mutant::Info& m = *GetParam();
   if (probe_from_target(m.target)) GTEST_SKIP() << "a probe mutant has no stored case: the probe is deterministic";
-  if (const KernelInfo* k = find_kernel(m.target)) {  // a stored case replays nothing where its backend cannot run
-    const Availability a = probe_kernel(*k);
-    if (!a.available) GTEST_SKIP() << backend_name(k->backend) << ": " << a.reason;
+  {  // a stored case replays nothing where its backend cannot run (or is not built)
+    const KernelInfo* k = find_kernel(m.target);
+    const BackendId b = target_backend(m.target);
+    const Availability a = k ? probe_kernel(*k) : probe_backend(b);
+    if (!a.available) GTEST_SKIP() << backend_name(b) << ": " << a.reason;
   }
   const std::string prefix = std::string(m.target) + "-" + std::string(m.killer) + "-";
   int files = 0, killing = 0;
@@ -64,7 +66,8 @@ std::vector<const mutant::Info*> mutants() {
   for (const mutant::Info& m : mutant::all()) {
     const KernelInfo* k = find_kernel(m.target);
     const ProbeInfo* probe = probe_from_target(m.target);
-    // A mutant whose target is not registered in this build is reported by the cpu binary.
+    // A mutant whose target is not registered in this build (its backend not built) is
+    // reported, skipped with the reason, by the cpu binary.
     const std::string_view backend = k ? backend_name(k->backend) : probe ? backend_name(probe->backend) : "cpu";
     if (backend == QGATE_TEST_BACKEND) v.push_back(&m);
   }
