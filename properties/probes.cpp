@@ -21,18 +21,22 @@ namespace qgate {
 ProbeReport bifurcation_cpu(int steps);  // properties/bifurcation.cpp
 namespace {
 
-#ifdef QGATE_HAVE_VULKAN
-ProbeReport replay_vulkan(int steps) {
+// The replay probe of any backend whose decode-step chain offers create / eager_step /
+// capture / replay_step and outputs {y, kvsum} as f32 bits: the chain captured once (a
+// recorded command buffer, a CUDA graph), replayed with new inputs at every step, each
+// step compared bit for bit with an eager run of the same step.
+template <class Chain, class Outputs>
+ProbeReport replay_probe(BackendId backend, int steps, const char* what) {
   ProbeReport r;
-  const Availability a = probe_backend(BackendId::vulkan);
+  const Availability a = probe_backend(backend);
   if (!a.available) {
     r.skipped = true;
-    r.summary = "vulkan: " + a.reason;
+    r.summary = std::string(backend_name(backend)) + ": " + a.reason;
     return r;
   }
   constexpr uint32_t d = 128, n = 64, first_pos = 3;
   std::string err;
-  auto chain = vkk::DecodeChain::create(d, n, first_pos + static_cast<uint32_t>(steps) + 1, 0x5eed, err);
+  auto chain = Chain::create(d, n, first_pos + static_cast<uint32_t>(steps) + 1, 0x5eed, err);
   if (!chain) {
     r.summary = "cannot build the chain: " + err;
     return r;
@@ -40,90 +44,29 @@ ProbeReport replay_vulkan(int steps) {
   Rng rng(0xC0FFEE);
   int first_bad = -1, compared = 0;
   double max_diff = 0;
-  for (int t = 0; t < steps; ++t) {
-    std::vector<float> x(d);
-    for (float& v : x) v = static_cast<float>(rng.uniform() * 2 - 1);
-    const uint32_t pos = first_pos + static_cast<uint32_t>(t);
-    vkk::ChainOutputs e, p;
-    if (err = chain->eager_step(x, pos, e); !err.empty()) break;
-    if (t == 0 && (err = chain->capture(pos), !err.empty())) break;
-    if (err = chain->replay_step(x, pos, p); !err.empty()) break;
-    ++compared;
-    bool same = e.y == p.y && e.kvsum == p.kvsum;
-    if (!same) {
-      auto diff = [&](const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
-        for (size_t i = 0; i < a.size(); ++i) {
-          float fa, fb;
-          std::memcpy(&fa, &a[i], 4);
-          std::memcpy(&fb, &b[i], 4);
-          max_diff = std::max(max_diff, std::fabs(static_cast<double>(fa) - fb));
-        }
-      };
-      diff(e.y, p.y);
-      diff(e.kvsum, p.kvsum);
-      if (first_bad < 0) first_bad = t;
+  auto diff = [&](const std::vector<uint32_t>& u, const std::vector<uint32_t>& v) {
+    for (size_t i = 0; i < u.size(); ++i) {
+      float fu, fv;
+      std::memcpy(&fu, &u[i], 4);
+      std::memcpy(&fv, &v[i], 4);
+      max_diff = std::max(max_diff, std::fabs(static_cast<double>(fu) - fv));
     }
-  }
-  char buf[256];
-  if (!err.empty()) {
-    r.summary = "probe error: " + err;
-  } else if (first_bad >= 0) {
-    std::snprintf(buf, sizeof buf, "FAIL replay diverges from eager: first divergent step %d (1-based; of %d), max |diff| %.3g",
-                  first_bad + 1, compared, max_diff);
-    r.summary = buf;
-  } else {
-    r.pass = true;
-    std::snprintf(buf, sizeof buf, "PASS %d steps replayed, every step bit-identical to eager (rope_kv -> matvec q8_0 -> kv_sum)",
-                  compared);
-    r.summary = buf;
-  }
-  return r;
-}
-#endif
-
-#ifdef QGATE_HAVE_CUDA
-// The CUDA decode-step chain captured once into a graph and replayed vs run eagerly.
-ProbeReport replay_cuda(int steps) {
-  ProbeReport r;
-  const Availability a = probe_backend(BackendId::cuda);
-  if (!a.available) {
-    r.skipped = true;
-    r.summary = "cuda: " + a.reason;
-    return r;
-  }
-  constexpr uint32_t d = 128, n = 64, first_pos = 3;
-  std::string err;
-  auto chain = cuk::DecodeChain::create(d, n, first_pos + static_cast<uint32_t>(steps) + 1, 0x5eed, err);
-  if (!chain) {
-    r.summary = "cannot build the chain: " + err;
-    return r;
-  }
-  Rng rng(0xC0FFEE);
-  int first_bad = -1, compared = 0;
-  double max_diff = 0;
+  };
   for (int t = 0; t < steps; ++t) {
     std::vector<float> x(d);
     for (float& v : x) v = static_cast<float>(rng.uniform() * 2 - 1);
     const uint32_t pos = first_pos + static_cast<uint32_t>(t);
-    cuk::ChainOutputs e, p;
+    Outputs e, p;
     if (err = chain->eager_step(x, pos, e); !err.empty()) break;
     if (t == 0 && (err = chain->capture(pos), !err.empty())) break;
     if (err = chain->replay_step(x, pos, p); !err.empty()) break;
     ++compared;
     if (e.y == p.y && e.kvsum == p.kvsum) continue;
-    auto diff = [&](const std::vector<uint32_t>& u, const std::vector<uint32_t>& v) {
-      for (size_t i = 0; i < u.size(); ++i) {
-        float fu, fv;
-        std::memcpy(&fu, &u[i], 4);
-        std::memcpy(&fv, &v[i], 4);
-        max_diff = std::max(max_diff, std::fabs(static_cast<double>(fu) - fv));
-      }
-    };
     diff(e.y, p.y);
     diff(e.kvsum, p.kvsum);
     if (first_bad < 0) first_bad = t;
   }
-  char buf[256];
+  char buf[320];
   if (!err.empty()) {
     r.summary = "probe error: " + err;
   } else if (first_bad >= 0) {
@@ -132,12 +75,23 @@ ProbeReport replay_cuda(int steps) {
     r.summary = buf;
   } else {
     r.pass = true;
-    std::snprintf(buf, sizeof buf,
-                  "PASS %d steps replayed from one CUDA graph, every step bit-identical to eager (rope_kv -> quantize q8_1 -> matvec q8_0 -> kv_sum)",
-                  compared);
+    std::snprintf(buf, sizeof buf, "PASS %d steps replayed, every step bit-identical to eager (%s)", compared, what);
     r.summary = buf;
   }
   return r;
+}
+
+#ifdef QGATE_HAVE_VULKAN
+ProbeReport replay_vulkan(int steps) {
+  return replay_probe<vkk::DecodeChain, vkk::ChainOutputs>(BackendId::vulkan, steps,
+                                                           "recorded command buffer: rope_kv -> matvec q8_0 -> kv_sum");
+}
+#endif
+
+#ifdef QGATE_HAVE_CUDA
+ProbeReport replay_cuda(int steps) {
+  return replay_probe<cuk::DecodeChain, cuk::ChainOutputs>(
+      BackendId::cuda, steps, "one CUDA graph: rope_kv -> quantize q8_1 -> matvec q8_0 -> kv_sum");
 }
 #endif
 
