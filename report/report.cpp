@@ -118,8 +118,18 @@ std::string junit_xml(const GateReport& rep, const Context& ctx, const std::vect
       s.body += "      <system-out>" + xml_escape(out) + "</system-out>\n    </testcase>\n";
     }
   }
-  int tests = 0, failures = 0, skipped = 0;
+  int tests = 0, failures = 0, skipped = 0, errors = 0;
   std::string body;
+  if (!rep.unloaded.empty()) {  // a plugin or descriptor that could not be gated at all
+    std::string errs;
+    for (const auto& [what, why] : rep.unloaded)
+      errs += "    <testcase classname=\"qgate.plugin\" name=\"" + xml_escape(what) + "\">\n      <error message=\"" +
+              xml_escape(why) + "\" type=\"unloaded\"/>\n    </testcase>\n";
+    errors = static_cast<int>(rep.unloaded.size());
+    tests += errors;
+    body += "  <testsuite name=\"qgate.plugin\" tests=\"" + std::to_string(errors) + "\" failures=\"0\" errors=\"" +
+            std::to_string(errors) + "\" skipped=\"0\">\n" + errs + "  </testsuite>\n";
+  }
   for (const auto& [b, s] : suites) {
     tests += s.tests, failures += s.failures, skipped += s.skipped;
     body += "  <testsuite name=\"qgate." + std::string(backend_name(static_cast<BackendId>(b))) + "\" tests=\"" +
@@ -130,7 +140,7 @@ std::string junit_xml(const GateReport& rep, const Context& ctx, const std::vect
   std::snprintf(seed, sizeof seed, "0x%llx", static_cast<unsigned long long>(ctx.seed));
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- " + xml_escape(ctx.command) + " (seed " + seed + ") -->\n" +
          "<testsuites name=\"qgate gate\" tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(failures) +
-         "\" errors=\"0\" skipped=\"" + std::to_string(skipped) + "\">\n" + body + "</testsuites>\n";
+         "\" errors=\"" + std::to_string(errors) + "\" skipped=\"" + std::to_string(skipped) + "\">\n" + body + "</testsuites>\n";
 }
 
 std::string markdown(const GateReport& rep, const Context& ctx, const std::vector<std::string>& heatmaps,

@@ -162,3 +162,17 @@ TEST(Report, RowsPastMShowAsAnOverwrittenBandAfterTheOutput) {
 
 }  // namespace
 }  // namespace qgate::report
+
+namespace qgate::report {
+// What could not be gated at all (a plugin that does not load) is an error testcase, so a
+// CI dashboard shows it and not only the exit code.
+TEST(Report, UnloadedPluginIsAnErrorTestcase) {
+  GateReport rep;
+  rep.unloaded.push_back({"libbroken.so", "ABI version mismatch: built for ABI version 999"});
+  const Context ctx{"qgate gate --plugin libbroken.so", "generated cases", default_seed()};
+  const std::string xml = junit_xml(rep, ctx, {});
+  EXPECT_NE(xml.find("<testcase classname=\"qgate.plugin\" name=\"libbroken.so\">"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<error message=\"ABI version mismatch: built for ABI version 999\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<testsuites name=\"qgate gate\" tests=\"1\" failures=\"0\" errors=\"1\""), std::string::npos) << xml;
+}
+}  // namespace qgate::report
