@@ -2,6 +2,7 @@
 // kernel of the chosen formats, on device-local weights rotated over enough copies to
 // stay out of the last-level cache, timed by device timestamps, stated as a fraction of
 // a read stream measured in the same run. Prints a Markdown table (docs/VULKAN.md).
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -63,7 +64,7 @@ void run_bench_vulkan(const std::string& formats, const std::string& shapes, int
       Case c;
       if (std::string e = materialize(*f, s, true, c); !e.empty()) throw Failure{"bench: " + e, 1};
       const double mb = static_cast<double>(c.w.bytes.size()) / 1e6;
-      const int copies = std::max(2, static_cast<int>(cache_mib * 1.048576 / mb) + 1);
+      const int copies = std::clamp(static_cast<int>(cache_mib * 1.048576 / mb) + 1, 2, 1000 / (reps + 1));
       for (const KernelInfo& kk : all_kernels()) {
         if (kk.backend != BackendId::vulkan || kk.format != f->id || kk.op != Op::matmul || kk.max_m == 0) continue;
         const Availability ka = probe_kernel(kk);
