@@ -5,8 +5,8 @@
 // (kernels reduce through shared memory, for any block size; qg_warp_size() is for tuning).
 #pragma once
 
-#if defined(QGATE_HIP) || defined(__HIP_PLATFORM_AMD__)
-#include <hip/hip_bf16.h>
+// HIP: kernels/hip/hip.cmake defines QGATE_HIP; hipcc and clang -x hip also define __HIP__.
+#if defined(QGATE_HIP) || defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)
 #include <hip/hip_fp16.h>
 #include <hip/hip_runtime.h>
 #define gpuError_t hipError_t
@@ -43,7 +43,9 @@
 #define gpuGraphDestroy hipGraphDestroy
 #define gpuGraphExecDestroy hipGraphExecDestroy
 using qg_half = __half;
-using qg_bf16 = __hip_bfloat16;
+// ROCm 5.2 (Debian 12) has no hip_bf16.h: a bf16 is its 16 bits here, rounded by
+// qg_float_to_bf16_bits below.
+using qg_bf16 = unsigned short;
 #else
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -85,16 +87,154 @@ using qg_half = __half;
 using qg_bf16 = __nv_bfloat16;
 #endif
 
+#if defined(QGATE_HIP) || defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)
+#if defined(__HIPCC__) || defined(__HIP__)
+// ---- AMD targets: one trait per target, where AMD needs its own instruction ----
+// QG_AMD_WAVE: the hardware SIMD width at the compiler's default (64 on CDNA, 32 on RDNA).
+// QG_AMD_DOT: how a signed 4 x int8 dot product is issued: 1 = v_dot4_i32_i8
+//   (dot1-insts, __builtin_amdgcn_sdot4), 8 = v_dot4_i32_iu8 (dot8-insts,
+//   __builtin_amdgcn_sudot4, both operands signed), 0 = the portable byte-wise sum.
+// Checked against clang-19: sdot4 compiles for gfx90a/gfx942/gfx1030 only, sudot4 for
+// gfx1100/gfx1151/gfx1201 only. A target not listed gets the portable sum, never a guess.
+#if defined(__gfx90a__)       // CDNA2 (MI200)
+#define QG_AMD_WAVE 64
+#define QG_AMD_DOT 1
+#elif defined(__gfx942__)     // CDNA3 (MI300)
+#define QG_AMD_WAVE 64
+#define QG_AMD_DOT 1
+#elif defined(__gfx1030__)    // RDNA2
+#define QG_AMD_WAVE 32
+#define QG_AMD_DOT 1
+#elif defined(__gfx1100__)    // RDNA3
+#define QG_AMD_WAVE 32
+#define QG_AMD_DOT 8
+#elif defined(__gfx1151__)    // RDNA3.5 (Strix Halo)
+#define QG_AMD_WAVE 32
+#define QG_AMD_DOT 8
+#elif defined(__gfx1201__)    // RDNA4
+#define QG_AMD_WAVE 32
+#define QG_AMD_DOT 8
+#else                         // the host pass, or a target without a trait line
+#define QG_AMD_WAVE 64
+#define QG_AMD_DOT 0
+#endif
+
+// No device libraries (clang-19 -nogpulib for targets Debian's ROCm 5.2 bitcode does not
+// cover): the ROCm headers' blockIdx/threadIdx/blockDim/gridDim and math call __ockl_* /
+// __ocml_*, which would stay unresolved in the code object. Here they lower to the amdgcn
+// builtins instead; kernels/hip/hip.cmake fails the build if any symbol stays undefined.
+#if defined(QGATE_HIP_NO_DEVICE_LIBS) && defined(__HIP_DEVICE_COMPILE__)
+namespace qg_amdgcn {
+// The HSA kernel dispatch packet: workgroup_size_{x,y,z} u16 at byte 4, grid_size_{x,y,z}
+// (in work-items) u32 at byte 12 (hsa.h); the same in every code-object ABI version.
+__device__ __forceinline__ unsigned wg_size(int d) {
+  return reinterpret_cast<const unsigned short*>(static_cast<const char*>(__builtin_amdgcn_dispatch_ptr()) + 4)[d];
+}
+__device__ __forceinline__ unsigned grid_size(int d) {
+  return reinterpret_cast<const unsigned*>(static_cast<const char*>(__builtin_amdgcn_dispatch_ptr()) + 12)[d];
+}
+template <int D> struct group_id {
+  __device__ operator unsigned() const {
+    return D == 0 ? __builtin_amdgcn_workgroup_id_x() : D == 1 ? __builtin_amdgcn_workgroup_id_y()
+                                                               : __builtin_amdgcn_workgroup_id_z();
+  }
+};
+template <int D> struct item_id {
+  __device__ operator unsigned() const {
+    return D == 0 ? __builtin_amdgcn_workitem_id_x() : D == 1 ? __builtin_amdgcn_workitem_id_y()
+                                                              : __builtin_amdgcn_workitem_id_z();
+  }
+};
+template <int D> struct block_dim {
+  __device__ operator unsigned() const { return wg_size(D); }
+};
+template <int D> struct grid_dim {
+  __device__ operator unsigned() const { return (grid_size(D) + wg_size(D) - 1) / wg_size(D); }
+};
+template <template <int> class T> struct dim3_of { T<0> x; T<1> y; T<2> z; };
+}  // namespace qg_amdgcn
+#define blockIdx (::qg_amdgcn::dim3_of<::qg_amdgcn::group_id>{})
+#define threadIdx (::qg_amdgcn::dim3_of<::qg_amdgcn::item_id>{})
+#define blockDim (::qg_amdgcn::dim3_of<::qg_amdgcn::block_dim>{})
+#define gridDim (::qg_amdgcn::dim3_of<::qg_amdgcn::grid_dim>{})
+// The workgroup barrier with its LDS fences (ROCm 5.2's goes through the device library's
+// __atomic_work_item_fence); the same sequence newer HIP headers emit.
+namespace qg_amdgcn {
+__device__ __forceinline__ void syncthreads() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+}  // namespace qg_amdgcn
+#define __syncthreads() ::qg_amdgcn::syncthreads()
+// The __ocml_* entry points the ROCm 5.2 math headers call for the functions these kernels
+// use, each an exactly rounded operation with an LLVM intrinsic of the same meaning.
+// (cosf/sinf/exp2f/log2f of the replay probe lower to the hardware's approximations
+// instead of ocml's: the probe compares replay with eager on one device, so only the
+// code's shape matters for the census; a run on AMD hardware uses the hipcc build.)
+// QGATE_HIP_OCML_SHIMS lists them; kernels/hip/hip.cmake reports any other left undefined.
+extern "C" {
+__device__ double __ocml_ldexp_f64(double x, int e) { return __builtin_ldexp(x, e); }
+__device__ float __ocml_fabs_f32(float x) { return __builtin_fabsf(x); }
+__device__ float __ocml_fmax_f32(float a, float b) { return __builtin_fmaxf(a, b); }
+__device__ float __ocml_round_f32(float x) { return __builtin_roundf(x); }
+__device__ float __ocml_rint_f32(float x) { return __builtin_rintf(x); }
+__device__ int __ocml_isfinite_f32(float x) { return __builtin_isfinite(x); }
+__device__ float __ocml_exp2_f32(float x) { return __builtin_exp2f(x); }
+__device__ float __ocml_log2_f32(float x) { return __builtin_log2f(x); }
+__device__ float __ocml_cos_f32(float x) { return __builtin_cosf(x); }
+__device__ float __ocml_sin_f32(float x) { return __builtin_sinf(x); }
+}
+#endif
+
+// ---- device intrinsics, each with its IEEE meaning stated (no fast math anywhere) ----
+
+// sum of the four signed byte products of a and b, plus c (exact integer arithmetic,
+// wrapping like __dp4a).
+__device__ __forceinline__ int qg_dp4a(int a, int b, int c) {
+#if QG_AMD_DOT == 1
+  return __builtin_amdgcn_sdot4(a, b, c, false);
+#elif QG_AMD_DOT == 8
+  return __builtin_amdgcn_sudot4(true, a, true, b, c, false);
+#else
+  int s = c;
+#pragma unroll
+  for (int l = 0; l < 32; l += 8) s += int(static_cast<signed char>(a >> l)) * int(static_cast<signed char>(b >> l));
+  return s;
+#endif
+}
+// double -> float rounded toward zero (the first step of a round-to-odd conversion).
+// Not __double2float_rz: ROCm 5.2 defines it as (float)x, i.e. round to NEAREST, which
+// would break the round-to-odd f16/bf16 dequant. Round to nearest, then step one ulp
+// toward zero where that rounded away from zero (exact: |f| > |v| means f != 0; the
+// integer decrement of the magnitude is the next float toward zero, subnormals and
+// FLT_MAX from infinity included; NaN compares false and stays).
+__device__ __forceinline__ float qg_double_to_float_rz(double v) {
+  const float f = float(v);
+  return __builtin_fabs(double(f)) > __builtin_fabs(v) ? __uint_as_float(__float_as_uint(f) - 1u) : f;
+}
+// float -> f16 / bf16 bits, round to nearest even (IEEE).
+__device__ __forceinline__ unsigned short qg_float_to_f16_bits(float v) {
+  return __half_as_ushort(__float2half_rn(v));
+}
+// bf16 by integer round-to-nearest-even on the f32 bits (no hip_bf16.h in ROCm 5.2);
+// a NaN stays a (quiet) NaN.
+__device__ __forceinline__ unsigned short qg_float_to_bf16_bits(float v) {
+  const unsigned u = __float_as_uint(v);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (unsigned short)((u >> 16) | 0x40u);
+  return (unsigned short)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+// Width of the hardware SIMD group (the target trait). Never assumed by correctness-bearing
+// logic here.
+__device__ __forceinline__ int qg_warp_size() { return QG_AMD_WAVE; }
+#endif
+#else
 #if defined(__CUDACC__) || defined(__HIPCC__)
 // ---- device intrinsics, each with its IEEE meaning stated (no fast math anywhere) ----
 
 // sum of the four signed byte products of a and b, plus c (exact integer arithmetic).
 __device__ __forceinline__ int qg_dp4a(int a, int b, int c) {
-#if defined(QGATE_HIP) || defined(__HIP_PLATFORM_AMD__)
-  return __builtin_amdgcn_sdot4(a, b, c, false);
-#else
   return __dp4a(a, b, c);
-#endif
 }
 // double -> float rounded toward zero (the first step of a round-to-odd conversion).
 __device__ __forceinline__ float qg_double_to_float_rz(double v) { return __double2float_rz(v); }
@@ -103,13 +243,10 @@ __device__ __forceinline__ unsigned short qg_float_to_f16_bits(float v) {
   return __half_as_ushort(__float2half_rn(v));
 }
 __device__ __forceinline__ unsigned short qg_float_to_bf16_bits(float v) {
-#if defined(QGATE_HIP) || defined(__HIP_PLATFORM_AMD__)
-  return __bfloat16_as_ushort(__float2bfloat16(v));
-#else
   return __bfloat16_as_ushort(__float2bfloat16_rn(v));
-#endif
 }
 // Width of the hardware SIMD group (32 on NVIDIA, 32 or 64 on AMD). Never assumed by
 // correctness-bearing logic here.
 __device__ __forceinline__ int qg_warp_size() { return warpSize; }
+#endif
 #endif
