@@ -96,6 +96,12 @@ void text_kernels() {
   std::cout << "kernels (" << all_kernels().size() << "):\n";
   print_table(rows);
   std::cout << "ACT: activation quantization (f32 = none; - = no activations). TILE: m x n x k.\n";
+  // Fusions and attention take f32 tensors, no quantized weight: a table of their own.
+  std::vector<std::vector<std::string>> fused{{"KERNEL", "OP", "BACKEND", "OUT"}};
+  for (const KernelInfo& k : fused_kernels())
+    fused.push_back({k.name, str(op_name(k.op)), str(backend_name(k.backend)), str(out_name(k.prec.out))});
+  std::cout << "\nfused kernels (" << fused_kernels().size() << "; gated by qgate_fused_tests, docs/FUSIONS.md):\n";
+  print_table(fused);
 }
 
 void text_backends() {
@@ -157,6 +163,13 @@ nlohmann::json json_kernels() {
                  {"out", out_name(k.prec.out)},
                  {"tile", {{"m", k.tile.m}, {"n", k.tile.n}, {"k", k.tile.k}}},
                  {"max_m", k.max_m},
+                 {"deterministic", k.deterministic}});
+  for (const KernelInfo& k : fused_kernels())  // no weight format
+    a.push_back({{"name", k.name},
+                 {"op", op_name(k.op)},
+                 {"format", nullptr},
+                 {"backend", backend_name(k.backend)},
+                 {"out", out_name(k.prec.out)},
                  {"deterministic", k.deterministic}});
   return a;
 }
