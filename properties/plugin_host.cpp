@@ -222,15 +222,6 @@ bool valid_name(const std::string& s) {
   return true;
 }
 
-std::string quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/=+-") ==
-                        std::string::npos)
-    return s;
-  std::string o = "'";
-  for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return o + "'";
-}
-
 const char* plugin_launch(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out) {
   PluginKernel& pk = *const_cast<PluginKernel*>(static_cast<const PluginKernel*>(k.device_code));
   const bool mm = k.op == Op::matmul;
@@ -274,6 +265,16 @@ const char* plugin_launch(const KernelInfo& k, const QTensor& w, const float* x,
 }
 
 }  // namespace
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/=+-") ==
+                        std::string::npos)
+    return s;
+  std::string o = "'";
+  for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return o + "'";
+}
+
 
 std::string run_in_child(double timeout_s, void (*body)(int fd, void* ctx), void* ctx, std::string& payload) {
   payload.clear();
@@ -464,7 +465,7 @@ void PluginHost::annotate(GateReport& rep) const {
       char seed[32];
       std::snprintf(seed, sizeof seed, "0x%llx", static_cast<unsigned long long>(r.seed));
       // qgate repro does not load plugins: the gate run itself is the reproduction.
-      r.repro = "qgate gate --plugin " + quote(pk.library) + " --kernel " + pk.name + " --property " +
+      r.repro = "qgate gate --plugin " + shell_quote(pk.library) + " --kernel " + pk.name + " --property " +
                 std::string(p->name) + " --seed " + seed +
                 (pk.timeout_s != 10 ? " --plugin-timeout " + seconds(pk.timeout_s) : std::string());
       if (pk.dead.empty() || r.failure.find("not run: " + pk.dead) == std::string::npos) continue;

@@ -53,4 +53,7 @@ class PluginHost {
 // ("killed by SIGSEGV", "timed out after 10 s", "exited with status 3").
 std::string run_in_child(double timeout_s, void (*body)(int fd, void* ctx), void* ctx, std::string& payload);
 
+// s as one shell word (single-quoted where it needs to be), for printed repro lines.
+std::string shell_quote(const std::string& s);
+
 }  // namespace qgate

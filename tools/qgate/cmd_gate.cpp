@@ -30,15 +30,6 @@ struct GateArgs {
   bool quiet = false;
 };
 
-std::string quote_arg(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/=+-") ==
-                        std::string::npos)
-    return s;
-  std::string o = "'";
-  for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return o + "'";
-}
-
 }  // namespace
 
 void add_gate(CLI::App& app) {
@@ -111,7 +102,7 @@ void add_gate(CLI::App& app) {
       std::fflush(stdout);
       FixedWeightOptions fo;
       fo.run = opt;
-      fo.repro_prefix = "qgate gate --gguf " + quote_arg(a->gguf) + " --tensor " + quote_arg(a->tensor) +
+      fo.repro_prefix = "qgate gate --gguf " + shell_quote(a->gguf) + " --tensor " + shell_quote(a->tensor) +
                         (a->rows.empty() ? "" : " --rows " + a->rows) +
                         (a->mutant.empty() ? "" : " --mutant " + a->mutant);
       rep = run_gate_fixed(f, w, fo, progress);
@@ -154,7 +145,7 @@ void add_gate(CLI::App& app) {
       ctx.input = input;
       ctx.command = "qgate gate";
       const auto add = [&](const char* opt_name, const std::string& v) {
-        if (!v.empty()) ctx.command += std::string(" ") + opt_name + " " + quote_arg(v);
+        if (!v.empty()) ctx.command += std::string(" ") + opt_name + " " + shell_quote(v);
       };
       add("--backend", f.backend), add("--format", f.format), add("--op", f.op), add("--kernel", f.kernel);
       add("--property", f.property), add("--gguf", a->gguf), add("--tensor", a->tensor), add("--rows", a->rows);
