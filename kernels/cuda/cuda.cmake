@@ -12,7 +12,7 @@ target_compile_options(qgate_cuda_device PRIVATE
   $<$<COMPILE_LANGUAGE:CUDA>:--ftz=false --prec-div=true --prec-sqrt=true>)
 target_link_libraries(qgate_cuda_device PUBLIC CUDA::cudart_static)
 
-set(QGATE_CUDA_HOST_SOURCES cuda/launch.cpp cuda/registry_cuda.cpp cuda/replay_chain.cpp)
+set(QGATE_CUDA_HOST_SOURCES cuda/launch.cpp cuda/registry_cuda.cpp cuda/replay_chain.cpp cuda/bench_cuda.cpp)
 set(QGATE_CUDA_MUTANT_SOURCES cuda/mutants.cu)
 
 # The device activation quantizers against the oracle's bytes (label quantize_cuda).
@@ -23,6 +23,11 @@ if(QGATE_TESTS)
   target_link_libraries(qgate_quantize_act_tests_cuda PRIVATE qgate_kernels qgate_backends GTest::gtest GTest::gtest_main)
   gtest_discover_tests(qgate_quantize_act_tests_cuda PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
                        LABELS quantize_cuda DISCOVERY_TIMEOUT 60)
+  # vendor.cuh's int8 tile products (instruction and portable HIP form) against their definition.
+  add_executable(qgate_mma_tests_cuda ${CMAKE_CURRENT_SOURCE_DIR}/cuda/mma_test.cpp)
+  target_link_libraries(qgate_mma_tests_cuda PRIVATE qgate_kernels qgate_backends GTest::gtest GTest::gtest_main)
+  gtest_discover_tests(qgate_mma_tests_cuda PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
+                       LABELS mma_cuda DISCOVERY_TIMEOUT 60)
 endif()
 
 # Part of the CMake package (qgate::kernels links it; the config finds CUDAToolkit).

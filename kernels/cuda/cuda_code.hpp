@@ -12,12 +12,18 @@ namespace qgate::cuk {
 struct Code {
   DequantLaunch dequant = nullptr;
   MatvecLaunch matvec = nullptr;  // nullptr: dequant-only format
-  int block_elems = 0;            // the weight format's block
+  int block_elems = 0;            // the weight format's block (32 for gptq_int4: the k unit)
+  GemmLaunch gemm = nullptr;      // the prefill GEMM's code (a Code of its own)
+  bool gptq = false;              // the weight is a GPTQ container (gemm only)
 };
 
 // The LaunchFn of every CUDA kernel (launch.cpp).
 const char* launch_dequant(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out);
 const char* launch_matvec(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out);
+const char* launch_gemm(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out);
+
+// The IQ codebooks on the device (uploaded once per process); nullptr and why not.
+const IqTables* device_tables(std::string& err);
 
 // Quantizes m rows of k activations on the device and downloads the blocks (the test of
 // the device quantizers against the oracle's bytes). "" or why not.

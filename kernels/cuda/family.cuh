@@ -10,3 +10,6 @@
 #ifndef QGATE_CUDA_IF_iq
 #define QGATE_CUDA_IF_iq(...)
 #endif
+#ifndef QGATE_CUDA_IF_gptq
+#define QGATE_CUDA_IF_gptq(...)
+#endif

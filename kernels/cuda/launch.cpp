@@ -11,6 +11,7 @@
 #include "backends/guarded.hpp"
 #include "kernels/cuda/cuda_code.hpp"
 #include "kernels/mutant.hpp"
+#include "oracles/formats/gptq.hpp"
 #include "oracles/formats/iq_tables.hpp"
 #include "oracles/ops/quantize_act.hpp"
 
@@ -128,6 +129,64 @@ const char* launch_matvec(const KernelInfo& k, const QTensor& w, const float* x,
   if (auto e = om.finish(out); !e.empty()) return fail(k.name + ": " + e);
   return nullptr;
 }
+
+const char* launch_gemm(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out) {
+  Ready r = ready();
+  if (!r.t) return fail(r.err);
+  const Code& code = *static_cast<const Code*>(k.device_code);
+  if (w.k % code.block_elems) return fail("k is not a multiple of the block size");
+  GemmLaunch gm = code.gemm;
+#ifdef QGATE_MUTANTS
+  if (QGATE_MUTANT_ON(cuda_gemm_missing_sync) && k.format == FormatId::q4_0) gm = mutant_gemm_q4_0_missing_sync;
+  if (QGATE_MUTANT_ON(cuda_gemm_split_unreduced) && k.format == FormatId::q4_K) gm = mutant_gemm_q4_K_split_unreduced;
+#endif
+  GemmArgs a;
+  a.n = w.n;
+  a.k = w.k;
+  a.m = m;
+  a.ldy = w.n;
+  a.t = *r.t;
+  gptq::Layout lay;
+  if (code.gptq) {  // the container as gptq.hpp lays it out; accepts() refused g_idx and odd groups
+    if (w.bytes.size() < gptq::kHeaderBytes) return fail("not a GPTQ container");
+    uint32_t h[4];
+    std::memcpy(h, w.bytes.data() + 8, 16);
+    if (h[0] != w.k || h[1] != w.n) return fail("GPTQ container shape does not match the launch");
+    if ((h[3] & gptq::kFlagGIdx) || h[2] == 0 || h[2] % 32) return fail("the GPTQ GEMM needs contiguous groups of a multiple of 32");
+    gptq::Params p;
+    p.n = w.n;
+    p.k = w.k;
+    p.group_size = static_cast<int>(h[2]);
+    lay = gptq::layout(p);
+    if (lay.total > w.bytes.size()) return fail("GPTQ container is truncated");
+    a.group = h[2];
+  }
+  cu::DeviceBuffer wb, xq, part;
+  cu::GuardedMirror om;
+  if (auto e = wb.alloc(w.bytes.size()); !e.empty()) return fail(e);
+  if (auto e = wb.upload(w.bytes.data(), w.bytes.size()); !e.empty()) return fail(e);
+  if (auto e = quantize(k.prec.act, x, m, w.k, xq, *r.rt); !e.empty()) return fail(e);
+  if (auto e = om.upload(out, 4096); !e.empty()) return fail(e);
+  a.w = wb.bytes_ptr();
+  if (code.gptq) {
+    a.qweight = reinterpret_cast<const uint32_t*>(wb.bytes_ptr() + lay.qweight);
+    a.qzeros = reinterpret_cast<const uint32_t*>(wb.bytes_ptr() + lay.qzeros);
+    a.scales = reinterpret_cast<const uint16_t*>(wb.bytes_ptr() + lay.scales);
+  }
+  a.xq = xq.bytes_ptr();
+  a.y = static_cast<float*>(om.payload());
+  gemm_plan(a);
+  if (a.splits > 1) {
+    if (auto e = part.alloc(static_cast<size_t>(a.splits * a.m * a.n) * 4); !e.empty()) return fail(e);
+    a.partial = static_cast<float*>(part.ptr());
+  }
+  gm(a, r.rt->stream());
+  if (auto e = r.rt->launch_error(k.name.c_str()); !e.empty()) return fail(e);
+  if (auto e = om.finish(out); !e.empty()) return fail(k.name + ": " + e);
+  return nullptr;
+}
+
+const IqTables* device_tables(std::string& err) { return tables(err); }
 
 std::string quantize_act_on_device(ActQuant a, const float* x, int64_t m, int64_t k, std::vector<uint8_t>& blocks) {
   Ready r = ready();

@@ -22,20 +22,68 @@ using DequantLaunch = void (*)(const uint8_t* w, int64_t n, int64_t k, void* out
 using MatvecLaunch = void (*)(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int64_t k, int m,
                               int64_t ldy, const IqTables& t, void* stream);
 
+// Prefill GEMM (gemm.cuh): y[m][n] = sum_k W[n][k] x'[m][k] on int8 tile products, an
+// output tile of kGemmBM activation rows x kGemmBN weight rows per thread block of
+// kGemmThreads, K in stages of kGemmStage 32-element chunks. Split-K (grid z) when the
+// output has fewer tiles than kGemmSplitTarget: each split sums a contiguous range of
+// split_chunks chunks into its own partial[z][m][n], and one pass adds the partials in
+// split order (so the result does not depend on scheduling).
+inline constexpr int kGemmBM = 64, kGemmBN = 64, kGemmThreads = 128, kGemmStage = 8;
+inline constexpr int64_t kGemmSplitTarget = 128, kGemmSplitMinChunks = 6, kGemmMaxSplits = 16;
+
+struct GemmArgs {
+  const uint8_t* w = nullptr;   // block formats: n rows of k/QK blocks
+  const uint8_t* xq = nullptr;  // m rows of q8_1 / q8_K blocks (quantize_*)
+  float* y = nullptr;           // m rows of n, row stride ldy
+  float* partial = nullptr;     // splits x m x n (splits > 1)
+  int64_t n = 0, k = 0, m = 0, ldy = 0;
+  int splits = 1;
+  int64_t split_chunks = 0;     // chunks per split (the last may have fewer)
+  // GPTQ (auto_gptq v1 container, group a multiple of 32, no g_idx): the arrays.
+  const uint32_t* qweight = nullptr;
+  const uint32_t* qzeros = nullptr;
+  const uint16_t* scales = nullptr;
+  int64_t group = 0;
+  IqTables t;
+};
+// The split-K plan for an m x n x k GEMM: sets splits and split_chunks.
+inline void gemm_plan(GemmArgs& a) {
+  const int64_t chunks = a.k / 32;
+  const int64_t tiles = ((a.m + kGemmBM - 1) / kGemmBM) * ((a.n + kGemmBN - 1) / kGemmBN);
+  int64_t s = 1;
+  if (tiles < kGemmSplitTarget) {
+    s = (kGemmSplitTarget + tiles - 1) / tiles;
+    const int64_t by_k = (chunks + kGemmSplitMinChunks - 1) / kGemmSplitMinChunks;
+    s = s < by_k ? s : by_k;
+    s = s < kGemmMaxSplits ? s : kGemmMaxSplits;
+    if (s < 1) s = 1;
+  }
+  a.split_chunks = (chunks + s - 1) / s;
+  a.splits = int((chunks + a.split_chunks - 1) / a.split_chunks);
+  if (a.splits < 1) a.splits = 1;
+}
+using GemmLaunch = void (*)(const GemmArgs& a, void* stream);
+
 #define QGATE_CUDA_DEQUANT_FORMAT(fmt, family) \
   void dequant_##fmt(const uint8_t*, int64_t, int64_t, void*, OutType, const IqTables&, void*);
 #define QGATE_CUDA_FORMAT(fmt, act, family) \
   QGATE_CUDA_DEQUANT_FORMAT(fmt, family)    \
   void matvec_##fmt(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t, const IqTables&, void*);
+#define QGATE_CUDA_GEMM(fmt, act, family) void gemm_##fmt(const GemmArgs&, void*);
 #include "kernels/cuda/kernels.inc"
 #undef QGATE_CUDA_FORMAT
 #undef QGATE_CUDA_DEQUANT_FORMAT
+#undef QGATE_CUDA_GEMM
 
 // Activation quantization of m rows of k f32 values into GGUF blocks, bit-exact to
 // oracles/ops/quantize_act.cpp: q8_1 (36 bytes per 32: fp16 d, fp16 s, int8 q) and
 // q8_K (292 bytes per 256: f32 d, int8 q, int16 bsums).
 void quantize_q8_1(const float* x, int64_t m, int64_t k, uint8_t* out, void* stream);
 void quantize_q8_K(const float* x, int64_t m, int64_t k, uint8_t* out, void* stream);
+
+// The fragment test of vendor.cuh's int8 tile products (mma_check.cu, mma_test.cpp):
+// per tile 32 lanes x {a0..a3, b0, b1} in, 32 lanes x 16 results out.
+void mma_check(const int* frag, int* out, int tiles, void* stream);
 
 // The replay probe's chain (replay_chain.cu): RoPE at the position read from device memory
 // with a KV-cache append at that row, and the sum over cache rows 0..pos.
@@ -46,6 +94,8 @@ void kv_sum(const float* kv, const uint32_t* pos, float* s, uint32_t d, void* st
 void mutant_rope_kv_pos_by_value(const float* x, uint32_t pos, float* xr, float* kv, uint32_t d, void* stream);
 void mutant_matvec_q4_0_crossed_lanes(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t,
                                       const IqTables&, void*);
+void mutant_gemm_q4_0_missing_sync(const GemmArgs&, void*);
+void mutant_gemm_q4_K_split_unreduced(const GemmArgs&, void*);
 void mutant_matvec_q4_K_rows_past_m(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t,
                                     const IqTables&, void*);
 #endif

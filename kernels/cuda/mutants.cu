@@ -1,6 +1,7 @@
 // The planted CUDA defects (kernels/mutants.inc: cuda_*), compiled into the mutant build
 // of the kernels only: the production mat-vec template with one defect switched on.
 
+#include "kernels/cuda/gemm.cuh"
 #include "kernels/cuda/matvec.cuh"
 #include "kernels/cuda/replay_chain.cuh"
 
@@ -13,6 +14,15 @@ void mutant_matvec_q4_0_crossed_lanes(const uint8_t* w, const uint8_t* xq, float
 void mutant_matvec_q4_K_rows_past_m(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int64_t k, int m,
                                     int64_t ldy, const IqTables& t, void* stream) {
   launch_matvec<Fmt_q4_K, kAct_q8_K, kMutRowsPastM>(w, xq, y, n, k, m, ldy, t, stream);
+}
+
+// The GEMM's shared-memory tiles used without the barrier after the load.
+void mutant_gemm_q4_0_missing_sync(const GemmArgs& a, void* stream) {
+  launch_gemm<BlockWeights<Fmt_q4_0>, kGemmAct_q8_1, kGemmMutMissingSync>(a, stream);
+}
+// Split-K with the short last split's partial not added.
+void mutant_gemm_q4_K_split_unreduced(const GemmArgs& a, void* stream) {
+  launch_gemm<BlockWeights<Fmt_q4_K>, kGemmAct_q8_K, kGemmMutSplitUnreduced>(a, stream);
 }
 
 // The decode step's position passed by value: a captured graph replays the capture's value.

@@ -3,6 +3,7 @@
 // activation quantization the line names, declaring its longest rounding chain.
 #include <vector>
 
+#include "kernels/cpu/gptq.hpp"
 #include "kernels/cuda/cuda_code.hpp"
 #include "kernels/kernel.hpp"
 
@@ -37,6 +38,20 @@ void add(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& 
   v.push_back(mv);
 }
 
+// gemm.cuh: one accumulation per 32-element chunk (split-K included, see there) + at most
+// 6 roundings inside a chunk, as the mat-vec; the oracle adds its 4 per-term roundings.
+int64_t gemm_depth(int64_t k) { return (k + 31) / 32 + 6; }
+
+void add_gemm(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& code) {
+  KernelInfo g{"gemm_" + std::string(format_info(f).name) + "_" + std::string(act_name(act)) + "_cuda", Op::matmul,
+               BackendId::cuda, f, Precision{act, 23, gemm_depth, OutType::f32},
+               Tile{cuk::kGemmBM, cuk::kGemmBN, code.block_elems}, 0};
+  g.launch = cuk::launch_gemm;
+  g.device_code = &code;
+  if (code.gptq) g.accepts = cpu::gptq_q8_accepts;  // contiguous groups, a multiple of 32
+  v.push_back(g);
+}
+
 }  // namespace
 
 void add_cuda_kernels(std::vector<KernelInfo>& v) {
@@ -50,9 +65,17 @@ void add_cuda_kernels(std::vector<KernelInfo>& v) {
     static const cuk::Code code{cuk::dequant_##fmt, nullptr, format_info(FormatId::fmt).block_elems}; \
     add(v, FormatId::fmt, ActQuant::none, code);                                                 \
   }
+#define QGATE_CUDA_GEMM(fmt, act, family)                                                        \
+  {                                                                                              \
+    constexpr bool gptq = FormatId::fmt == FormatId::gptq_int4;                                  \
+    static const cuk::Code code{nullptr, nullptr, gptq ? 32 : format_info(FormatId::fmt).block_elems, \
+                                cuk::gemm_##fmt, gptq};                                          \
+    add_gemm(v, FormatId::fmt, ActQuant::act, code);                                             \
+  }
 #include "kernels/cuda/kernels.inc"
 #undef QGATE_CUDA_FORMAT
 #undef QGATE_CUDA_DEQUANT_FORMAT
+#undef QGATE_CUDA_GEMM
 }
 
 }  // namespace qgate

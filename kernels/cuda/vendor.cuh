@@ -42,6 +42,12 @@
 #define gpuGraphLaunch hipGraphLaunch
 #define gpuGraphDestroy hipGraphDestroy
 #define gpuGraphExecDestroy hipGraphExecDestroy
+#define gpuEvent_t hipEvent_t
+#define gpuEventCreate hipEventCreate
+#define gpuEventDestroy hipEventDestroy
+#define gpuEventRecord hipEventRecord
+#define gpuEventSynchronize hipEventSynchronize
+#define gpuEventElapsedTime hipEventElapsedTime
 using qg_half = __half;
 // ROCm 5.2 (Debian 12) has no hip_bf16.h: a bf16 is its 16 bits here, rounded by
 // qg_float_to_bf16_bits below.
@@ -83,6 +89,12 @@ using qg_bf16 = unsigned short;
 #define gpuGraphLaunch cudaGraphLaunch
 #define gpuGraphDestroy cudaGraphDestroy
 #define gpuGraphExecDestroy cudaGraphExecDestroy
+#define gpuEvent_t cudaEvent_t
+#define gpuEventCreate cudaEventCreate
+#define gpuEventDestroy cudaEventDestroy
+#define gpuEventRecord cudaEventRecord
+#define gpuEventSynchronize cudaEventSynchronize
+#define gpuEventElapsedTime cudaEventElapsedTime
 using qg_half = __half;
 using qg_bf16 = __nv_bfloat16;
 #endif
@@ -249,4 +261,92 @@ __device__ __forceinline__ unsigned short qg_float_to_bf16_bits(float v) {
 // correctness-bearing logic here.
 __device__ __forceinline__ int qg_warp_size() { return warpSize; }
 #endif
+#endif
+
+// ---- int8 tensor-core tile products (the prefill GEMM), over a group of 32 lanes ----
+// qg_mma_s8_16x8x32: D[16][8] = A[16][32] * B[32][8] + C, int8 x int8 -> int32, exact
+// (|sum| <= 32 * 128 * 128 < 2^31). The operands are spread over 32 CONSECUTIVE lanes
+// (a "tile group") as PTX's mma.m16n8k32 .row.col .s8 fragments lay them out: with
+// g = lane / 4, t = lane % 4 (lane = position inside the group),
+//   a[0] = A[g][4t..4t+3], a[1] = A[g+8][4t..], a[2] = A[g][16+4t..], a[3] = A[g+8][16+4t..]
+//   b[0] = B[4t..4t+3][g], b[1] = B[16+4t..][g]      (4 int8 per int, lowest k first)
+//   d[0], d[1] = D[g][2t], D[g][2t+1];  d[2], d[3] = D[g+8][2t], D[g+8][2t+1]
+// qg_mma_s8_16x8x16: the k = 16 form, a[0], a[1] and b[0] as above.
+// The tile group is a property of the fragment layout, not of the hardware: on NVIDIA it
+// is one warp; on a 64-wide AMD wave it is either half of the wave. All 32 lanes of the
+// group must call it together. sm_80+: the PTX instruction; elsewhere (HIP, older CUDA)
+// the same products from the same fragments by 32-wide shuffles and exact 4-byte dots.
+#if defined(__CUDACC__) || defined(__HIPCC__) || defined(__HIP__)
+__device__ __forceinline__ int qg_shfl32(int v, int src_lane) {
+#if defined(QGATE_HIP) || defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)
+  return __shfl(v, src_lane, 32);
+#else
+  return __shfl_sync(0xFFFFFFFFu, v, src_lane, 32);
+#endif
+}
+// The lane's position inside its 32-lane tile group (blocks are 1-D and the groups are
+// 32-aligned, so hardware waves of 32 or 64 hold whole groups).
+__device__ __forceinline__ int qg_group_lane() { return int(threadIdx.x) & 31; }
+
+// Portable forms (exact integer arithmetic: the same D as the instruction).
+__device__ __forceinline__ void qg_mma_s8_16x8x32_portable(int (&d)[4], const int (&a)[4], const int (&b)[2],
+                                                           const int (&c)[4]) {
+  const int lane = qg_group_lane(), g = lane >> 2, t = lane & 3;
+  int s[4] = {c[0], c[1], c[2], c[3]};
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    const int src_a = 4 * g + q;  // holds A[g][4q..] (a0), A[g+8][4q..] (a1), and +16 (a2, a3)
+    const int a0 = qg_shfl32(a[0], src_a), a1 = qg_shfl32(a[1], src_a);
+    const int a2 = qg_shfl32(a[2], src_a), a3 = qg_shfl32(a[3], src_a);
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int src_b = 4 * (2 * t + j) + q;  // holds B[4q..][2t+j] (b0) and B[16+4q..][2t+j] (b1)
+      const int b0 = qg_shfl32(b[0], src_b), b1 = qg_shfl32(b[1], src_b);
+      s[j] = qg_dp4a(a2, b1, qg_dp4a(a0, b0, s[j]));
+      s[2 + j] = qg_dp4a(a3, b1, qg_dp4a(a1, b0, s[2 + j]));
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) d[i] = s[i];
+}
+__device__ __forceinline__ void qg_mma_s8_16x8x16_portable(int (&d)[4], const int (&a)[2], int b0_in,
+                                                           const int (&c)[4]) {
+  const int lane = qg_group_lane(), g = lane >> 2, t = lane & 3;
+  int s[4] = {c[0], c[1], c[2], c[3]};
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    const int src_a = 4 * g + q;
+    const int a0 = qg_shfl32(a[0], src_a), a1 = qg_shfl32(a[1], src_a);
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int b0 = qg_shfl32(b0_in, 4 * (2 * t + j) + q);
+      s[j] = qg_dp4a(a0, b0, s[j]);
+      s[2 + j] = qg_dp4a(a1, b0, s[2 + j]);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) d[i] = s[i];
+}
+
+__device__ __forceinline__ void qg_mma_s8_16x8x32(int (&d)[4], const int (&a)[4], const int (&b)[2],
+                                                  const int (&c)[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(QGATE_MMA_PORTABLE)
+  asm volatile(
+      "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
+      : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]), "r"(c[2]),
+        "r"(c[3]));
+#else
+  qg_mma_s8_16x8x32_portable(d, a, b, c);
+#endif
+}
+__device__ __forceinline__ void qg_mma_s8_16x8x16(int (&d)[4], const int (&a)[2], int b0, const int (&c)[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(QGATE_MMA_PORTABLE)
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};\n"
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(b0), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));
+#else
+  qg_mma_s8_16x8x16_portable(d, a, b0, c);
+#endif
+}
 #endif

@@ -55,12 +55,22 @@ void add_bench(CLI::App& app) {
   auto backend = std::make_shared<std::string>("oracle");
   auto shapes = std::make_shared<std::string>("14336x4096,4096x14336");
   auto cache_mib = std::make_shared<double>(256);
-  cmd->add_option("--backend", *backend, "oracle: the fp64 oracle and CPU kernels; vulkan: Vulkan mat-vec vs a read stream")
-      ->check(CLI::IsMember({"oracle", "vulkan"}));
+  cmd->add_option("--backend", *backend,
+                  "oracle: the fp64 oracle and CPU kernels; vulkan: Vulkan mat-vec vs a read stream; "
+                  "cuda: CUDA mat-vec vs a read stream and GEMM vs an int8 tile-product ceiling")
+      ->check(CLI::IsMember({"oracle", "vulkan", "cuda"}));
+  auto m_list = std::make_shared<std::string>("512,2048,4096");
+  cmd->add_option("--m", *m_list, "--backend cuda: GEMM M list (default 512,2048,4096)");
   cmd->add_option("--shapes", *shapes, "--backend vulkan: NxK list (default 14336x4096,4096x14336)");
   cmd->add_option("--cache-mib", *cache_mib, "--backend vulkan: weight copies rotated to total at least this (MiB)")
       ->check(CLI::Range(1.0, 65536.0));
   cmd->callback([=] {
+    if (*backend == "cuda") {
+      run_bench_cuda(fmt->empty() ? "q4_0,q8_0,q4_K,q6_K,mxfp4,iq4_xs,q5_K" : *fmt,
+                     shapes->empty() || *shapes == "14336x4096,4096x14336" ? "32768x16384" : *shapes, *m_list,
+                     std::max(*reps, 5), std::max(*cache_mib, 1024.0));
+      return;
+    }
     if (*backend == "vulkan") {
       run_bench_vulkan(fmt->empty() ? "q4_K,q8_0,q6_K" : *fmt, *shapes, std::max(*reps, 5), *cache_mib);
       return;

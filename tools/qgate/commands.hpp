@@ -28,5 +28,8 @@ void add_probe(CLI::App& app);
 void add_gguf(CLI::App& app);
 // qgate bench --backend vulkan (cmd_bench_vulkan.cpp).
 void run_bench_vulkan(const std::string& formats, const std::string& shapes, int reps, double cache_mib);
+// qgate bench --backend cuda (cmd_bench_cuda.cpp).
+void run_bench_cuda(const std::string& formats, const std::string& shapes, const std::string& ms, int reps,
+                    double cache_mib);
 
 }  // namespace qgate::cli

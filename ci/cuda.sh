@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The CUDA run on the GPU machine (shared/docs/DEVICE.md, docs/CUDA.md): binaries built here
+# for sm_90 and copied into build-cuda-device/ (ci/cuda.sh --pack BUILD_DIR), run there.
+#   ci/cuda.sh --pack build/h-cuda     here: stripped test binaries, qgate, qgate-mutants and
+#                                      the two shared libraries they load (Vulkan loader, libpng)
+#   ci/cuda.sh                         there: STEPS (default: quant mma props mutants gate probe)
+#   ci/cuda.sh --sanitize              there: the CUDA tests under compute-sanitizer memcheck,
+#                                      racecheck, initcheck and synccheck (SAN_TOOLS, SAN_FILTER)
+#   ci/cuda.sh --bench                 there: qgate bench --backend cuda (BENCH_ARGS)
+# Logs go to $OUT (or ./device-out); each step prints its tail and rc. Exit 1 if any failed.
+# Without a CUDA device the tests report SKIPPED with the reason (and exit 0).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+d=build-cuda-device
+if [ "${1:-}" = "--pack" ]; then
+  b=${2:?usage: ci/cuda.sh --pack BUILD_DIR}
+  rm -rf "$d" && mkdir -p "$d/lib"
+  for t in properties/qgate_property_tests_cuda properties/qgate_mutant_tests_cuda \
+           kernels/qgate_quantize_act_tests_cuda kernels/qgate_mma_tests_cuda tools/qgate/qgate tools/qgate/qgate-mutants; do
+    strip -o "$d/$(basename "$t")" "$b/$t"
+  done
+  for l in libvulkan.so.1 libpng16.so.16; do cp -L "/lib/x86_64-linux-gnu/$l" "$d/lib/"; done
+  du -sh "$d"
+  exit 0
+fi
+out="${OUT:-device-out}"
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$PWD/$d/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+"$d/qgate" list --backends 2>&1 | grep -i cuda | tee "$out/list.txt"
+status=0
+step() {
+  local name=$1; shift
+  echo "== $name: $*"
+  local t0=$SECONDS
+  "$@" > "$out/$name.txt" 2>&1
+  local rc=$?
+  tail -n 4 "$out/$name.txt"
+  echo "rc=$rc ($((SECONDS - t0)) s)"
+  [ $rc -eq 0 ] || status=1
+}
+# The property tests in SHARDS processes (the oracles run on the host's cores).
+props() {
+  local n=${SHARDS:-8} pids=() rc=0
+  for i in $(seq 0 $((n - 1))); do
+    GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$i "$d/qgate_property_tests_cuda" --gtest_brief=1 \
+      > "$out/property_tests.$i.txt" 2>&1 & pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p" || rc=1; done
+  cat "$out"/property_tests.*.txt | grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]" | sort | uniq -c
+  return $rc
+}
+if [ "${1:-}" = "--sanitize" ]; then
+  cs=${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
+  [ -x "$cs" ] || { echo "compute-sanitizer not found at $cs"; exit 1; }
+  filter=${SAN_FILTER:-'*ragged_shapes*:*random_blocks__gemm*'}
+  for tool in ${SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
+    case $tool in
+      memcheck) f=$filter ;;
+      *) f=${SAN_FILTER_SLOW:-'*random_blocks__gemm*:*random_blocks__matmul_q4_K*:*random_blocks__matmul_q4_0*'} ;;
+    esac
+    step "san_${tool}_mma" "$cs" --tool "$tool" --error-exitcode 1 "$d/qgate_mma_tests_cuda"
+    step "san_${tool}_quant" "$cs" --tool "$tool" --error-exitcode 1 "$d/qgate_quantize_act_tests_cuda"
+    step "san_${tool}_props" "$cs" --tool "$tool" --error-exitcode 1 "$d/qgate_property_tests_cuda" \
+      --gtest_brief=1 "--gtest_filter=$f"
+    step "san_${tool}_probe" "$cs" --tool "$tool" --error-exitcode 1 "$d/qgate" probe replay --backend cuda --steps 8
+  done
+  grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$out"/san_*.txt | sort | uniq -c
+  exit $status
+fi
+if [ "${1:-}" = "--bench" ]; then
+  step bench "$d/qgate" bench --backend cuda ${BENCH_ARGS:-}
+  cat "$out/bench.txt"
+  exit $status
+fi
+for s in ${STEPS:-quant mma props mutants gate probe}; do
+  case $s in
+    quant) step quantize_act_tests "$d/qgate_quantize_act_tests_cuda" --gtest_brief=1 ;;
+    mma) step mma_tests "$d/qgate_mma_tests_cuda" --gtest_brief=1 ;;
+    props) step property_tests props ;;
+    mutants) step mutant_tests "$d/qgate_mutant_tests_cuda" --gtest_brief=1 ;;
+    gate) step gate "$d/qgate" gate --backend cuda --quiet ;;
+    probe) step probe "$d/qgate" probe replay --backend cuda --steps 64 ;;
+    cases) step write_cases bash -c "for m in ${CASE_MUTANTS:-}; do \"$d/qgate-mutants\" mutants --only \$m --write-cases \"$out/cases\" || exit 1; done" ;;
+  esac
+done
+exit $status

@@ -1,0 +1,254 @@
+// Prefill GEMM on int8 tile products: y[r][row] = sum_k W[row][k] * x'[r][k] for any M
+// (meant for M >= 16; the decode mat-vec takes M <= 8). One thread block computes a
+// kGemmBM x kGemmBN output tile (activation rows x weight rows) with kGemmThreads threads
+// in tile groups of 32 lanes (the fragment layout of qg_mma_s8_*; vendor.cuh), each group
+// a 32 x 32 sub-tile. K runs in stages of kGemmStage 32-element chunks:
+//   load   activation codes (int8) with the chunk's f32 scale dx (and, for formats with a
+//          sub-block offset, the exact code sum of each sub-block), and the weight codes
+//          of the chunk packed as int8 with their sub-block scale and offset (exact f32);
+//   use    per chunk and sub-block an exact int32 tile product (m16n8k32, or two m16n8k16
+//          for 16-element sub-blocks), then per output in f32
+//            inner = sum_s (dsub_s * isum_s - msub_s * qsum_s);  acc += dx * inner
+// exactly the mat-vec's arithmetic (matvec.cuh), so the same declaration holds:
+// longest rounding chain = chunks (one accumulation each) + at most 6 inside a chunk.
+// Split-K (grid z, launchers.hpp gemm_plan) sums contiguous chunk ranges into partials
+// that one pass adds in split order: a term of split 0 then goes through its split's
+// accumulations plus (splits - 1) additions, still at most ceil(k/32) in all.
+#pragma once
+#include "kernels/cuda/formats.cuh"
+#include "kernels/cuda/launchers.hpp"
+
+namespace qgate::cuk {
+
+inline constexpr int kGemmMutNone = 0, kGemmMutMissingSync = 1, kGemmMutSplitUnreduced = 2;
+inline constexpr int kGemmAct_q8_1 = 0, kGemmAct_q8_K = 1;
+inline constexpr int kTileGroup = 32;  // lanes of one qg_mma_s8_* fragment (not the hardware SIMD width)
+
+// Weight chunks of a GGUF block format: row `row`, chunk `c` (elements 32c..32c+31).
+template <class F>
+struct BlockWeights {
+  static constexpr int L = F::SUB < 32 ? F::SUB : 32;  // elements of one sub-block in a chunk
+  static constexpr int SPC = 32 / L;                   // sub-blocks per chunk (1 or 2 here)
+  static constexpr bool MIN = F::MIN;
+  QG_DEV static void chunk(const GemmArgs& a, int64_t row, int64_t c, int (&q)[8], float (&ds)[SPC],
+                           float (&ms)[SPC]) {
+    constexpr int CPB = F::QK / 32;
+    const uint8_t* blk = a.w + row * (a.k / F::QK) * F::BYTES + (c / CPB) * F::BYTES;
+    const int base = int(c % CPB) * 32;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+      uint32_t p = 0;
+#pragma unroll
+      for (int l = 0; l < 4; ++l) p |= uint32_t(uint8_t(int8_t(F::code(blk, base + 4 * e + l, a.t)))) << (8 * l);
+      q[e] = int(p);
+    }
+#pragma unroll
+    for (int s = 0; s < SPC; ++s) {
+      const int j = (base + s * L) / F::SUB;
+      ds[s] = float(F::dsub(blk, j));  // exact (formats.cuh)
+      ms[s] = F::MIN ? float(F::msub(blk, j)) : 0.f;
+    }
+  }
+};
+
+// GPTQ / AutoRound int4 (oracles/formats/gptq.hpp, v1 packing; contiguous groups that are
+// multiples of 32): code = q - (stored zero + 1), an exact int8 in -16..14; dsub = scale.
+struct GptqWeights {
+  static constexpr int SPC = 1;
+  static constexpr bool MIN = false;
+  QG_DEV static void chunk(const GemmArgs& a, int64_t col, int64_t c, int (&q)[8], float (&ds)[1], float (&ms)[1]) {
+    const int64_t g = (32 * c) / a.group;
+    const int zero = int((a.qzeros[g * (a.n / 8) + col / 8] >> (4 * (col % 8))) & 15u) + 1;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t u = a.qweight[(4 * c + i) * a.n + col];  // inputs 8(4c+i) .. +7
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        uint32_t p = 0;
+#pragma unroll
+        for (int l = 0; l < 4; ++l) p |= uint32_t(uint8_t(int8_t(int((u >> (16 * h + 4 * l)) & 15u) - zero))) << (8 * l);
+        q[2 * i + h] = int(p);
+      }
+    }
+    ds[0] = float(f16_value(a.scales[g * a.n + col]));
+    ms[0] = 0.f;
+  }
+};
+
+// One chunk of one activation row: 8 ints of codes and the f32 scale.
+template <int Act>
+QG_DEV void act_chunk(const GemmArgs& a, int64_t row, int64_t c, int (&q)[8], float& d) {
+  const uint8_t* xb;
+  if constexpr (Act == kGemmAct_q8_1) {
+    xb = a.xq + (row * (a.k / 32) + c) * 36;
+    d = float(rf16(xb, 0));
+    xb += 4;
+  } else {
+    xb = a.xq + (row * (a.k / 256) + c / 8) * 292;
+    d = __uint_as_float(ru32(xb, 0));
+    xb += 4 + 32 * (c % 8);
+  }
+  const int* xv = reinterpret_cast<const int*>(xb);  // 4-byte aligned: 36 and 292 are multiples of 4
+#pragma unroll
+  for (int e = 0; e < 8; ++e) q[e] = xv[e];
+}
+
+template <class W, int Act, int Mut>
+__global__ void __launch_bounds__(kGemmThreads) gemm_kernel(const GemmArgs a) {
+  constexpr int SPC = W::SPC, L = 32 / SPC;
+  constexpr bool MIN = W::MIN;
+  constexpr int XS = kGemmStage * 8 + 4;  // ints per row: 8 per chunk, padded against bank conflicts
+  static_assert(kGemmThreads == 4 * kTileGroup && kGemmBM == 64 && kGemmBN == 64, "2 x 2 groups of 32 x 32");
+  __shared__ int xs[kGemmBM][XS];
+  __shared__ int ws[kGemmBN][XS];
+  __shared__ float xd[kGemmBM][kGemmStage];
+  __shared__ float wd[kGemmBN][kGemmStage * SPC];
+  __shared__ float wm[MIN ? kGemmBN : 1][kGemmStage * SPC];
+  __shared__ int xsum[MIN ? kGemmBM : 1][kGemmStage * SPC];
+
+  const int tid = threadIdx.x;
+  const int64_t m0 = int64_t(blockIdx.y) * kGemmBM, n0 = int64_t(blockIdx.x) * kGemmBN;
+  const int64_t chunks = a.k / 32;
+  const int64_t cbeg = int64_t(blockIdx.z) * a.split_chunks;
+  const int64_t cend = cbeg + a.split_chunks < chunks ? cbeg + a.split_chunks : chunks;
+  const int grp = tid / kTileGroup, lane = tid % kTileGroup;
+  const int g = lane >> 2, t = lane & 3;
+  const int gm = (grp & 1) * 32, gn = (grp >> 1) * 32;  // this group's sub-tile
+
+  float acc[2][4][4];
+#pragma unroll
+  for (int i = 0; i < 2; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+
+  for (int64_t s0 = cbeg; s0 < cend; s0 += kGemmStage) {
+    const int nch = int(cend - s0 < kGemmStage ? cend - s0 : kGemmStage);
+    // ---- load: activations (rows past M and chunks past the split are zeros) ----
+    for (int p = tid; p < kGemmBM * kGemmStage; p += kGemmThreads) {
+      const int i = p / kGemmStage, j = p % kGemmStage;
+      int q[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      float d = 0.f;
+      if (m0 + i < a.m && j < nch) act_chunk<Act>(a, m0 + i, s0 + j, q, d);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) xs[i][8 * j + e] = q[e];
+      xd[i][j] = d;
+      if constexpr (MIN) {
+#pragma unroll
+        for (int s = 0; s < SPC; ++s) {
+          int sum = 0;
+#pragma unroll
+          for (int e = s * L / 4; e < (s + 1) * L / 4; ++e) sum = qg_dp4a(0x01010101, q[e], sum);
+          xsum[i][SPC * j + s] = sum;
+        }
+      }
+    }
+    // ---- load: weights (rows past N are zeros) ----
+    for (int p = tid; p < kGemmBN * kGemmStage; p += kGemmThreads) {
+      const int r = p / kGemmStage, j = p % kGemmStage;
+      int q[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      float ds[SPC], ms[SPC];
+#pragma unroll
+      for (int s = 0; s < SPC; ++s) ds[s] = ms[s] = 0.f;
+      if (n0 + r < a.n && j < nch) W::chunk(a, n0 + r, s0 + j, q, ds, ms);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) ws[r][8 * j + e] = q[e];
+#pragma unroll
+      for (int s = 0; s < SPC; ++s) {
+        wd[r][SPC * j + s] = ds[s];
+        if constexpr (MIN) wm[r][SPC * j + s] = ms[s];
+      }
+    }
+    if constexpr (Mut != kGemmMutMissingSync) __syncthreads();  // planted: used before every group has loaded
+    // ---- use ----
+    for (int j = 0; j < nch; ++j) {
+      int af[2][4], bf[4][2];
+#pragma unroll
+      for (int mt = 0; mt < 2; ++mt) {
+        const int r = gm + 16 * mt + g;
+        af[mt][0] = xs[r][8 * j + t];
+        af[mt][1] = xs[r + 8][8 * j + t];
+        af[mt][2] = xs[r][8 * j + 4 + t];
+        af[mt][3] = xs[r + 8][8 * j + 4 + t];
+      }
+#pragma unroll
+      for (int nt = 0; nt < 4; ++nt) {
+        const int c = gn + 8 * nt + g;
+        bf[nt][0] = ws[c][8 * j + t];
+        bf[nt][1] = ws[c][8 * j + 4 + t];
+      }
+      const int zero[4] = {0, 0, 0, 0};
+#pragma unroll
+      for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < 4; ++nt) {
+          int lo[4], hi[4];
+          if constexpr (SPC == 1) {
+            qg_mma_s8_16x8x32(lo, af[mt], bf[nt], zero);
+          } else {
+            const int alo[2] = {af[mt][0], af[mt][1]}, ahi[2] = {af[mt][2], af[mt][3]};
+            qg_mma_s8_16x8x16(lo, alo, bf[nt][0], zero);
+            qg_mma_s8_16x8x16(hi, ahi, bf[nt][1], zero);
+          }
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int r = gm + 16 * mt + g + (e >> 1) * 8, c = gn + 8 * nt + 2 * t + (e & 1);
+            float inner;
+            if constexpr (MIN) inner = wd[c][SPC * j] * float(lo[e]) - wm[c][SPC * j] * float(xsum[r][SPC * j]);
+            else inner = wd[c][SPC * j] * float(lo[e]);
+            if constexpr (SPC == 2) {
+              if constexpr (MIN)
+                inner += wd[c][SPC * j + 1] * float(hi[e]) - wm[c][SPC * j + 1] * float(xsum[r][SPC * j + 1]);
+              else inner += wd[c][SPC * j + 1] * float(hi[e]);
+            }
+            acc[mt][nt][e] += xd[r][j] * inner;
+          }
+        }
+    }
+    __syncthreads();  // every group done with this stage before the next overwrites it
+  }
+
+  float* out = a.splits > 1 ? a.partial + int64_t(blockIdx.z) * a.m * a.n : a.y;
+  const int64_t ld = a.splits > 1 ? a.n : a.ldy;
+#pragma unroll
+  for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int64_t r = m0 + gm + 16 * mt + g + (e >> 1) * 8, c = n0 + gn + 8 * nt + 2 * t + (e & 1);
+        if (r < a.m && c < a.n) out[r * ld + c] = acc[mt][nt][e];
+      }
+}
+
+// y = partial[0] + partial[1] + ... + partial[used-1], in that order (static: one copy per
+// translation unit that includes this header).
+static __global__ void gemm_split_reduce(const float* __restrict__ partial, float* __restrict__ y, int64_t m, int64_t n,
+                                  int64_t ldy, int used) {
+  const int64_t total = m * n, stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
+    float s = partial[i];
+    for (int z = 1; z < used; ++z) s += partial[z * total + i];
+    y[(i / n) * ldy + i % n] = s;
+  }
+}
+
+template <class W, int Act, int Mut>
+void launch_gemm(const GemmArgs& a, void* stream) {
+  if (a.m <= 0 || a.n <= 0) return;
+  const gpuStream_t s = static_cast<gpuStream_t>(stream);
+  const dim3 grid(unsigned((a.n + kGemmBN - 1) / kGemmBN), unsigned((a.m + kGemmBM - 1) / kGemmBM), unsigned(a.splits));
+  gemm_kernel<W, Act, Mut><<<grid, kGemmThreads, 0, s>>>(a);
+  if (a.splits > 1) {
+    int used = a.splits;
+    // planted: a short last split (K not a multiple of the split) left out of the sum
+    if (Mut == kGemmMutSplitUnreduced && (a.k / 32) % a.split_chunks != 0) used = a.splits - 1;
+    const int64_t total = a.m * a.n;
+    const int64_t blocks = (total + 255) / 256 < 4096 ? (total + 255) / 256 : 4096;
+    gemm_split_reduce<<<unsigned(blocks), 256, 0, s>>>(a.partial, a.y, a.m, a.n, a.ldy, used);
+  }
+}
+
+}  // namespace qgate::cuk
+
