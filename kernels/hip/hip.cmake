@@ -81,15 +81,7 @@ if(QGATE_HAVE_HIP_CODE_OBJECTS)
   endforeach()
   add_custom_target(qgate_hip_code_objects ALL DEPENDS ${qgate_hip_objects})
   message(STATUS "qgate: AMD code objects for ${reached}")
+  # The census gate over them (qgate census) and the census mutant, in ctest.
+  include(${PROJECT_SOURCE_DIR}/kernels/hip/census.cmake)
 endif()
 
-# The start of the census gate (kernels/hip/census.sh): every kernel x target's registers,
-# spills, scratch and LDS from the code objects' metadata; fails on any spill or scratch.
-# Per-kernel budgets, occupancy and the ISA census are still to come (issue 7).
-if(QGATE_HAVE_HIP_CODE_OBJECTS AND QGATE_TESTS)
-  find_program(QGATE_HIP_READELF NAMES llvm-readelf-19 llvm-readelf PATHS /usr/lib/llvm-19/bin)
-  if(QGATE_HIP_READELF)
-    add_test(NAME census.hip COMMAND bash ${PROJECT_SOURCE_DIR}/kernels/hip/census.sh ${CMAKE_BINARY_DIR} --check)
-    set_tests_properties(census.hip PROPERTIES LABELS "hip;census")
-  endif()
-endif()

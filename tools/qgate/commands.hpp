@@ -26,6 +26,7 @@ void add_mutants(CLI::App& app);
 void add_bench(CLI::App& app);
 void add_probe(CLI::App& app);
 void add_gguf(CLI::App& app);
+void add_census(CLI::App& app);
 // qgate bench --backend vulkan (cmd_bench_vulkan.cpp).
 void run_bench_vulkan(const std::string& formats, const std::string& shapes, int reps, double cache_mib);
 // qgate bench --backend cuda (cmd_bench_cuda.cpp).

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   qgate::cli::add_bench(app);
   qgate::cli::add_probe(app);
   qgate::cli::add_gguf(app);
+  qgate::cli::add_census(app);
   // ---- end of subcommands ----
 
   try {
