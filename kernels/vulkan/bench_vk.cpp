@@ -60,18 +60,24 @@ std::string time_steps(vk::Runtime* rt, const std::vector<vk::Dispatch>& steps, 
 
 }  // namespace
 
-std::string bench_stream(size_t bytes, int reps, BenchTiming& out) {
+std::string bench_stream(size_t bytes, int reps, BenchTiming& out, int copies) {
   std::string why;
   vk::Runtime* rt = vk::Runtime::instance(why);
   if (!rt) return "vulkan unavailable: " + why;
+  if (copies < 1 || copies * (reps + 1) > 1000) return "bench: copies x (reps + 1) must be 1..1000 (descriptor sets)";
   Pool pool(rt);
-  vk::Buffer* src = pool.make(bytes);
+  std::vector<vk::Buffer*> src;
+  for (int c = 0; c < copies; ++c) {
+    src.push_back(pool.make(bytes));
+    if (!src.back()) return "device allocation failed";
+  }
   vk::Buffer* sink = pool.make(1024);
-  if (!src || !sink) return "device allocation failed";
+  if (!sink) return "device allocation failed";
   std::vector<vk::Dispatch> steps;
   for (int r = 0; r <= reps; ++r)
-    steps.push_back({&qgate_vk_stream_read_all, {src, sink}, push_words({static_cast<uint32_t>(bytes / 16)}), 8192, 1, 1});
-  return time_steps(rt, steps, 1, out);
+    for (vk::Buffer* b : src)
+      steps.push_back({&qgate_vk_stream_read_all, {b, sink}, push_words({static_cast<uint32_t>(bytes / 16)}), 8192, 1, 1});
+  return time_steps(rt, steps, static_cast<size_t>(copies), out);
 }
 
 std::string bench_matvec(const KernelInfo& k, const QTensor& w, const float* x, int copies, int reps,
@@ -100,7 +106,8 @@ std::string bench_matvec(const KernelInfo& k, const QTensor& w, const float* x, 
   vk::Buffer* ob = pool.make(static_cast<size_t>(w.n) * 4 * 8);
   if (!xb || !ob) return "device allocation failed";
   if (std::string e = rt->upload(*xb, x, static_cast<size_t>(w.k) * 4); !e.empty()) return e;
-  const vk::Shader& shader = rt->pick(code.shaders);
+  // M = 1: the kernel's one-row build, as its launch picks it (the f32 path has none)
+  const vk::Shader& shader = code.one_row.plain ? rt->pick(code.one_row) : rt->pick(code.shaders);
   const uint32_t n = static_cast<uint32_t>(w.n), kk = static_cast<uint32_t>(w.k);
   std::vector<vk::Buffer*> binds;
   std::vector<uint8_t> push;

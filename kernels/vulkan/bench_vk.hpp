@@ -15,8 +15,9 @@ struct BenchTiming {
   std::string stats;  // the compiler's statistics of the pipeline, where the device gives them
 };
 
-// Read `bytes` of device-local memory with 16-byte loads, `reps` times (one warm-up more).
-std::string bench_stream(size_t bytes, int reps, BenchTiming& out);
+// Read `bytes` of device-local memory with 16-byte loads, `reps` times (one warm-up round
+// more), over `copies` buffers taken in turn (each dispatch timed alone, as a mat-vec is).
+std::string bench_stream(size_t bytes, int reps, BenchTiming& out, int copies = 1);
 
 // A registered Vulkan mat-vec (f32 or int8 path) at M = 1 over `copies` device-local copies
 // of w taken in turn (so that, with copies x bytes well past the last-level cache, each

@@ -17,7 +17,9 @@ uint rb(uint off) { return (w[off >> 2] >> ((off & 3u) * 8u)) & 0xFFu; }
 uint ru16(uint off) { return rb(off) | (rb(off + 1u) << 8u); }
 uint ru32(uint off) { return ru16(off) | (ru16(off + 2u) << 16u); }
 int rs8(uint off) { return int(rb(off) << 24u) >> 24; }
-float rf16(uint off) { return unpackHalf2x16(ru16(off)).x; }
+// An fp16 field: every ggml block has an even size and keeps its fp16 fields at even
+// offsets, so the half is in one word (one load, not two byte reads).
+float rf16(uint off) { return unpackHalf2x16(w[off >> 2] >> ((off & 2u) * 8u)).x; }
 
 // a - b rounded to odd in f32 (both exact f32 values): a later rounding to a type with at
 // most 22 fraction bits is then the correctly rounded result of the exact difference.
@@ -81,6 +83,17 @@ uint round_float_bits(bool neg, uint m, int e, bool to_f16) {
 uint ru32u(uint off) {
   uint sh = (off & 3u) * 8u;
   return (w[off >> 2] >> sh) | ((w[(off >> 2) + 1u] << 1u) << (31u - sh));
+}
+
+// Eight consecutive little-endian words from any byte offset: nine aligned loads, each
+// pair funnel-shifted (ru32u eight times would load sixteen).
+void ru32u_run8(uint off, out uint v[8]) {
+  uint sh = (off & 3u) * 8u, a = off >> 2, lo = w[a];
+  for (uint j = 0u; j < 8u; ++j) {
+    uint hi = w[a + j + 1u];
+    v[j] = (lo >> sh) | ((hi << 1u) << (31u - sh));
+    lo = hi;
+  }
 }
 
 // x * 2^e in two steps whose factors are normal f32 (|e| <= 254): exact where the result

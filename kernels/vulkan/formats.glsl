@@ -92,6 +92,8 @@ float msub(uint b, uint j) { return 0.0; }
 #define WPACK_FAST
 #define CODE_BIAS 0
 uint wpack4(uint b, uint i) { return ru32u(b + 2u + i); }
+#define WPACK8_FAST  // a chunk's 32 codes are 32 consecutive bytes
+void wpack8(uint b, uint i0, out uint v[8]) { ru32u_run8(b + 2u + i0, v); }
 
 #elif defined(FMT_mxfp4)
 #define QK 32u
@@ -199,6 +201,19 @@ int qcode(uint b, uint i) {  // chunk c of 64: low nibbles of qs[32c..] then hig
 }
 float dsub(uint b, uint j) { return rf16(b) * float(k4_scale(b, j, 0u)); }
 float msub(uint b, uint j) { return rf16(b + 2u) * float(k4_scale(b, j, 1u)); }
+// int8 path: sub-block j's scale and min as dsub and msub give them, from four whole
+// words (blocks of 144 / 176 bytes keep b a multiple of 16): d and dmin in the first, the
+// twelve packed scale bytes in the next three.
+#define WSCALES_FAST
+void dmsub_fast(uint b, uint j, out float d, out float m) {
+  uint a = b >> 2, sh = 8u * (j & 3u);
+  uint b0 = (w[a + 1u] >> sh) & 255u, b1 = (w[a + 2u] >> sh) & 255u, b2 = (w[a + 3u] >> sh) & 255u;
+  uint sc = j < 4u ? (b0 & 63u) : ((b2 & 15u) | ((b0 >> 6u) << 4u));
+  uint mn = j < 4u ? (b1 & 63u) : ((b2 >> 4u) | ((b1 >> 6u) << 4u));
+  vec2 dm = unpackHalf2x16(w[a]);
+  d = dm.x * float(sc);
+  m = dm.y * float(mn);
+}
 #define WPACK_FAST
 #define CODE_BIAS 0
 #define HAS_MIN
@@ -231,6 +246,14 @@ uint wpack4(uint b, uint i) {
   uint low = ru32u(b + 64u * h + 32u * (r & 1u) + l);
   low = (r >= 2u ? (low >> 4u) : low) & 0x0F0F0F0Fu;
   return low | (((ru32u(b + 128u + 32u * h + l) >> (2u * r)) & 0x03030303u) << 4u);
+}
+#define WPACK8_FAST  // a chunk (i0 a multiple of 32): its low and high bits are two runs of 32 bytes
+void wpack8(uint b, uint i0, out uint v[8]) {
+  uint h = i0 >> 7u, r = (i0 >> 5u) & 3u, lo[8], hi[8];
+  ru32u_run8(b + 64u * h + 32u * (r & 1u), lo);
+  ru32u_run8(b + 128u + 32u * h, hi);
+  for (uint j = 0u; j < 8u; ++j)
+    v[j] = ((r >= 2u ? (lo[j] >> 4u) : lo[j]) & 0x0F0F0F0Fu) | (((hi[j] >> (2u * r)) & 0x03030303u) << 4u);
 }
 
 #elif defined(FMT_q8_1)  // activation format, dequant only: {f16 d; f16 s; i8 qs[32]}, s unused
@@ -496,6 +519,12 @@ float qvalue(uint b, uint i) { return float(qcode(b, i)); }
 uint wpack4(uint b, uint i) {
   return (uint(qcode(b, i)) & 255u) | ((uint(qcode(b, i + 1u)) & 255u) << 8u) |
          ((uint(qcode(b, i + 2u)) & 255u) << 16u) | (uint(qcode(b, i + 3u)) << 24u);
+}
+#endif
+// The 32 codes of the chunk at element i0 (a multiple of 32) as eight packed words.
+#ifndef WPACK8_FAST
+void wpack8(uint b, uint i0, out uint v[8]) {
+  for (uint j = 0u; j < 8u; ++j) v[j] = wpack4(b, i0 + 4u * j);
 }
 #endif
 #endif

@@ -135,8 +135,7 @@ const char* run_q8(const KernelInfo& k, const QTensor& w, const float* x, int64_
   const Code& code = *static_cast<const Code*>(k.device_code);
   if (w.k % code.act_block) return fail("k is not a multiple of the activation block");
   const size_t elems = static_cast<size_t>(m * w.k);
-  // Weights padded: formats.glsl's unaligned word reader loads the next word too, and
-  // matvec_q8.comp reads whole 16-byte quads.
+  // Weights padded: formats.glsl's unaligned word readers load the next word too.
   Scoped wb(rt, (w.bytes.size() + 31) / 16 * 16), xb(rt, elems * 4), ab(rt, elems), adb(rt, elems / code.act_block * 4),
       asb(rt, elems / 16 * 4), ob(rt, out.region_bytes() + out_slack);
   TableBuffer tb(rt, code.table);
@@ -178,12 +177,14 @@ const char* matvec_q8(const KernelInfo& k, const QTensor& w, const float* x, int
   std::string why;
   vk::Runtime* rt = vk::Runtime::instance(why);
   if (!rt) return fail("vulkan unavailable: " + why);
-  const vk::Shader* shader = &rt->pick(static_cast<const Code*>(k.device_code)->shaders);
+  const Code& code = *static_cast<const Code*>(k.device_code);
+  const vk::Shader* shader = &rt->pick(code.shaders);
+  const vk::Shader* one_row = &rt->pick(code.one_row);  // dispatches of one activation row
   constexpr int64_t kRows = 8;  // the shader keeps 8 accumulators
   return run_q8(k, w, x, m, out, shader, 0, [&](const vk::Shader& s, const std::vector<vk::Buffer*>& binds,
                                                 std::vector<vk::Dispatch>& steps) {
     for (int64_t m0 = 0; m0 < m; m0 += kRows) {
-      vk::Dispatch d{&s, binds, {}, 1, 1, 1};
+      vk::Dispatch d{m - m0 == 1 ? one_row : &s, binds, {}, 1, 1, 1};
       d.push = push_bytes<uint32_t>({static_cast<uint32_t>(w.n), static_cast<uint32_t>(w.k),
                                      static_cast<uint32_t>(std::min(kRows, m - m0)),
                                      static_cast<uint32_t>(out.redzone() / 4 + m0 * w.n), static_cast<uint32_t>(m0)});

@@ -22,6 +22,10 @@ WScales w_scales(uint b, uint i0) {
   s.d0 = 1.0;
   s.d1 = 1.0;
   s.e = dsub_exp(b, i0 / SUB);
+#elif defined(WSCALES_FAST)  // SUB >= 32 and a min
+  dmsub_fast(b, i0 / SUB, s.d0, s.m0);
+  s.d1 = s.d0;
+  s.m1 = s.m0;
 #else
   s.d0 = dsub(b, i0 / SUB);
   s.d1 = SUB >= 32u ? s.d0 : dsub(b, (i0 + 16u) / SUB);
@@ -59,6 +63,13 @@ float q8_term(WScales ws, int s0, int s1, int q0, int q1, uint dbits) {
     v -= ws.m0 * float(q0) + ws.m1 * float(q1);
 #endif
   }
+#ifndef DSUB_EXP
+  // Fast path, bit for bit the slow one: a nonzero v is at least 2^-27 in magnitude (every
+  // weight scale is a multiple of 2^-27: fp16 times small integers and eighths), so with
+  // |d_x| >= 2^-96 the product is a normal f32 and both paths round the same exact value
+  // once (rounding commutes with the power of two the slow path applies afterwards).
+  if (((dbits >> 23u) & 255u) >= 31u) return uintBitsToFloat(dbits) * v;
+#endif
   // The activation scale as significand * 2^exponent: never a denormal operand.
   uint dm;
   int de = f32_parts(dbits, dm);

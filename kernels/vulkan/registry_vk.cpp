@@ -18,6 +18,7 @@
 #define QGATE_VK_FORMAT(fmt) QGATE_VK_DEQUANT_FORMAT(fmt) QGATE_VK_PAIR(matvec_f32, fmt)
 #define QGATE_VK_QFORMAT(fmt, act)                                                                  \
   QGATE_VK_FORMAT(fmt) QGATE_VK_PAIR(matvec_q8, fmt) QGATE_VK_PAIR(matvec_q8dot, fmt)             \
+      QGATE_VK_PAIR(matvec_q8m1, fmt) QGATE_VK_PAIR(matvec_q8dotm1, fmt)                          \
       QGATE_VK_PAIR(gemm_q8, fmt) QGATE_VK_PAIR(gemm_q8dot, fmt)
 #define QGATE_VK_TABLE_FORMAT(fmt, act, table) QGATE_VK_QFORMAT(fmt, act)
 #include "kernels/vulkan/kernels.inc"
@@ -123,8 +124,10 @@ void add_vulkan_kernels(std::vector<KernelInfo>& v) {
   static const Code mv{QGATE_VK_SHADERS(matvec_f32, fmt), table};     \
   add_matvec(v, FormatId::fmt, mv);
 #define QGATE_VK_Q8(fmt, act, table)                                                              \
-  static const Code q8[4] = {{QGATE_VK_SHADERS(matvec_q8, fmt), table, quant_##act, ablk(ActQuant::act)},    \
-                             {QGATE_VK_SHADERS(matvec_q8dot, fmt), table, quant_##act, ablk(ActQuant::act)}, \
+  static const Code q8[4] = {{QGATE_VK_SHADERS(matvec_q8, fmt), table, quant_##act, ablk(ActQuant::act),    \
+                              QGATE_VK_SHADERS(matvec_q8m1, fmt)},                                            \
+                             {QGATE_VK_SHADERS(matvec_q8dot, fmt), table, quant_##act, ablk(ActQuant::act), \
+                              QGATE_VK_SHADERS(matvec_q8dotm1, fmt)},                                         \
                              {QGATE_VK_SHADERS(gemm_q8, fmt), table, quant_##act, ablk(ActQuant::act)},      \
                              {QGATE_VK_SHADERS(gemm_q8dot, fmt), table, quant_##act, ablk(ActQuant::act)}};  \
   add_q8(v, FormatId::fmt, ActQuant::act, q8);

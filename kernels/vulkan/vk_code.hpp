@@ -16,6 +16,7 @@ struct Code {
   std::span<const std::byte> table;  // empty: the format has none
   vk::ShaderPair quant{};            // int8 path: the activation quantizer run first
   int act_block = 0;                 // its block (32 for q8_1, 256 for q8_K)
+  vk::ShaderPair one_row{};          // mat-vec: the same kernel built for one activation row
 };
 
 }  // namespace qgate::vkk

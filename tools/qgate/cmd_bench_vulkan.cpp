@@ -65,6 +65,16 @@ void run_bench_vulkan(const std::string& formats, const std::string& shapes, int
       if (std::string e = materialize(*f, s, true, c); !e.empty()) throw Failure{"bench: " + e, 1};
       const double mb = static_cast<double>(c.w.bytes.size()) / 1e6;
       const int copies = std::clamp(static_cast<int>(cache_mib * 1.048576 / mb) + 1, 2, 1000 / (reps + 1));
+      {  // the same read stream over buffers of the weights' size, rotated and timed alike:
+         // what launch, ramp-up and drain leave of the ceiling at this size
+        vkk::BenchTiming st;
+        const size_t sb = (c.w.bytes.size() + 15) / 16 * 16;
+        if (std::string e = vkk::bench_stream(sb, reps, st, copies); !e.empty()) throw Failure{"bench: " + e, 1};
+        const double sg = static_cast<double>(sb) / st.median_ns;
+        std::printf("| %s | %lldx%lld | (read stream of the same bytes) | %.1f | %.1f | %.0f | %.0f%% |\n",
+                    std::string(f->name).c_str(), static_cast<long long>(n), static_cast<long long>(k), mb,
+                    st.median_ns / 1e3, sg, 100.0 * sg / ceiling);
+      }
       for (const KernelInfo& kk : all_kernels()) {
         if (kk.backend != BackendId::vulkan || kk.format != f->id || kk.op != Op::matmul || kk.max_m == 0) continue;
         const Availability ka = probe_kernel(kk);
