@@ -15,6 +15,9 @@ namespace qgate {
 
 enum class Op : int {
   dequant, matmul,
+  // Indexed MoE (ggml mul_mat_id): stacked experts, expert ids per token from a tensor
+  // (oracles/ops/moe.hpp). A weight op; its kernels launch through KernelInfo::moe.
+  moe_matmul,
   // Fusions and attention (f32 tensors in and out, no quantized weight): their kernels live
   // in fused_kernels(), not all_kernels(), whose users key every kernel by weight format.
   add_rmsnorm, qk_norm_rope, moe_route, silu_mul, attention,
@@ -42,6 +45,11 @@ class GuardedBuffer;
 using LaunchFn = const char* (*)(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out);
 struct FusedArgs;  // kernels/cpu/fused_args.hpp: the tensors and parameters of a fused op
 using FusedFn = const char* (*)(const FusedArgs& a);
+// Op::moe_matmul: w is `experts` stacked experts of w.n / experts rows; ids holds m*top_k
+// expert ids (token-major); out receives m*top_k rows of w.n / experts (row t*top_k + s =
+// expert ids[t*top_k+s] applied to token t). Host pointers in; device backends upload.
+using MoeFn = const char* (*)(const KernelInfo& k, const QTensor& w, int64_t experts, const float* x, int64_t m,
+                              const int32_t* ids, int64_t top_k, GuardedBuffer& out);
 
 struct KernelInfo {
   std::string name;
@@ -57,6 +65,7 @@ struct KernelInfo {
   AcceptsFn accepts = nullptr;
   LaunchFn launch = nullptr;          // device backends (CPU kernels use dequant / matmul)
   FusedFn fused = nullptr;            // fusion and attention kernels (is_fused(op))
+  MoeFn moe = nullptr;                // Op::moe_matmul kernels
   // Fusions and attention: the precision of the attention probabilities P before P.V
   // (f32, f16 or bf16; eager attention materializes P in f32).
   OutType p_type = OutType::f32;

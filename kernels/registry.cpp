@@ -12,6 +12,7 @@ void add_vulkan_kernels(std::vector<KernelInfo>& v);  // kernels/vulkan/registry
 #ifdef QGATE_HAVE_CUDA
 void add_cuda_kernels(std::vector<KernelInfo>& v);  // kernels/cuda/registry_cuda.cpp
 #endif
+void add_cpu_moe_kernels(std::vector<KernelInfo>& v);  // kernels/cpu/moe.cpp
 namespace {
 
 template <int64_t Div, int64_t Add>
@@ -89,6 +90,7 @@ std::vector<KernelInfo> build() {
 #include "kernels/cpu/kernels.inc"
 #undef QGATE_CPU_BLOCK_FORMAT
   add_gptq(v);
+  add_cpu_moe_kernels(v);
 #ifdef QGATE_HAVE_VULKAN
   add_vulkan_kernels(v);
 #endif
@@ -104,6 +106,7 @@ std::string_view op_name(Op o) {
   switch (o) {
     case Op::dequant: return "dequant";
     case Op::matmul: return "matmul";
+    case Op::moe_matmul: return "moe_matmul";
     case Op::add_rmsnorm: return "add_rmsnorm";
     case Op::qk_norm_rope: return "qk_norm_rope";
     case Op::moe_route: return "moe_route";

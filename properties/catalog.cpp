@@ -12,6 +12,7 @@
 
 #include "properties/case_file.hpp"
 #include "properties/fused_case.hpp"
+#include "properties/moe_case.hpp"
 
 namespace qgate {
 
@@ -33,6 +34,7 @@ const PropertyInfo* find_property(std::string_view name) {
 bool applies(const PropertyInfo& p, const KernelInfo& k) {
   // Fusion and attention properties name their op; "any" means the weight ops only.
   if (is_fused(k.op)) return p.applies == op_name(k.op);
+  if (k.op == Op::moe_matmul) return p.applies == op_name(k.op);  // its own properties only
   if (p.id == PropertyId::every_scale_pattern) {  // block formats with a scale field
     const FormatInfo& f = format_info(k.format);
     std::string unused;
@@ -139,6 +141,7 @@ CaseOutcome run_spec(const KernelInfo& k, const PropertyInfo& p, const CaseSpec&
 
 PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOptions& opt) {
   if (is_fused(k.op)) return run_fused_property(k, p, opt);
+  if (k.op == Op::moe_matmul) return run_moe_property(k, p, opt);
   PropertyRun r;
   r.seed = opt.seed ? opt.seed : default_seed();
   auto record_failure = [&](const CaseSpec& s, const CaseOutcome& o) {

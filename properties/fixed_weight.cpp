@@ -104,6 +104,7 @@ Case make_case(const KernelInfo& k, const QTensor& w, const FixedCase& fc) {
 }  // namespace
 
 bool applies_fixed(const PropertyInfo& p, const KernelInfo& k) {
+  if (k.op == Op::moe_matmul) return false;  // stacked experts, not one tensor
   switch (p.id) {
     case PropertyId::random_blocks: case PropertyId::ragged_shapes: case PropertyId::deterministic: return true;
     case PropertyId::activation_extremes: return k.op == Op::matmul;

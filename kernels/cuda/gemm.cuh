@@ -94,7 +94,7 @@ QG_DEV void act_chunk(const GemmArgs& a, int64_t row, int64_t c, int (&q)[8], fl
 }
 
 template <class W, int Act, int Mut>
-__global__ void __launch_bounds__(kGemmThreads) gemm_kernel(const GemmArgs a) {
+__global__ void __launch_bounds__(kGemmThreads) gemm_kernel(const GemmArgs p) {
   constexpr int SPC = W::SPC, L = 32 / SPC;
   constexpr bool MIN = W::MIN;
   constexpr int XS = kGemmStage * 8 + 4;  // ints per row: 8 per chunk, padded against bank conflicts
@@ -108,9 +108,22 @@ __global__ void __launch_bounds__(kGemmThreads) gemm_kernel(const GemmArgs a) {
 
   const int tid = threadIdx.x;
   const int64_t m0 = int64_t(blockIdx.y) * kGemmBM, n0 = int64_t(blockIdx.x) * kGemmBN;
+  // Expert-grouped MoE (moe_count set): grid z is the expert, whose weights start
+  // expert_bytes further on; its rows are the slots listed for it (moe.cu), activation row
+  // = slot / top_k, output row = slot. Otherwise grid z is the split.
+  const bool moe = p.moe_count != nullptr;
+  GemmArgs a = p;
+  int64_t rows = p.m;
+  const int32_t* list = nullptr;
+  if (moe) {
+    rows = p.moe_count[blockIdx.z];
+    list = p.moe_list + int64_t(blockIdx.z) * p.moe_cap;
+    a.w = p.w + int64_t(blockIdx.z) * p.expert_bytes;
+    if (m0 >= rows) return;  // the whole block: no barrier is skipped by part of it
+  }
   const int64_t chunks = a.k / 32;
-  const int64_t cbeg = int64_t(blockIdx.z) * a.split_chunks;
-  const int64_t cend = cbeg + a.split_chunks < chunks ? cbeg + a.split_chunks : chunks;
+  const int64_t cbeg = moe ? 0 : int64_t(blockIdx.z) * a.split_chunks;
+  const int64_t cend = moe ? chunks : (cbeg + a.split_chunks < chunks ? cbeg + a.split_chunks : chunks);
   const int grp = tid / kTileGroup, lane = tid % kTileGroup;
   const int g = lane >> 2, t = lane & 3;
   const int gm = (grp & 1) * 32, gn = (grp >> 1) * 32;  // this group's sub-tile
@@ -130,7 +143,7 @@ __global__ void __launch_bounds__(kGemmThreads) gemm_kernel(const GemmArgs a) {
       const int i = p / kGemmStage, j = p % kGemmStage;
       int q[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       float d = 0.f;
-      if (m0 + i < a.m && j < nch) act_chunk<Act>(a, m0 + i, s0 + j, q, d);
+      if (m0 + i < rows && j < nch) act_chunk<Act>(a, moe ? list[m0 + i] / a.top_k : m0 + i, s0 + j, q, d);
 #pragma unroll
       for (int e = 0; e < 8; ++e) xs[i][8 * j + e] = q[e];
       xd[i][j] = d;
@@ -209,8 +222,9 @@ __global__ void __launch_bounds__(kGemmThreads) gemm_kernel(const GemmArgs a) {
     __syncthreads();  // every group done with this stage before the next overwrites it
   }
 
-  float* out = a.splits > 1 ? a.partial + int64_t(blockIdx.z) * a.m * a.n : a.y;
-  const int64_t ld = a.splits > 1 ? a.n : a.ldy;
+  const bool split = !moe && a.splits > 1;
+  float* out = split ? a.partial + int64_t(blockIdx.z) * a.m * a.n : a.y;
+  const int64_t ld = split ? a.n : a.ldy;
 #pragma unroll
   for (int mt = 0; mt < 2; ++mt)
 #pragma unroll
@@ -218,7 +232,7 @@ __global__ void __launch_bounds__(kGemmThreads) gemm_kernel(const GemmArgs a) {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int64_t r = m0 + gm + 16 * mt + g + (e >> 1) * 8, c = n0 + gn + 8 * nt + 2 * t + (e & 1);
-        if (r < a.m && c < a.n) out[r * ld + c] = acc[mt][nt][e];
+        if (r < rows && c < a.n) out[(moe ? list[r] : r) * ld + c] = acc[mt][nt][e];
       }
 }
 

@@ -186,6 +186,53 @@ const char* launch_gemm(const KernelInfo& k, const QTensor& w, const float* x, i
   return nullptr;
 }
 
+// Indexed MoE: the ids go to the device as a tensor and the kernels read them there.
+const char* launch_moe(const KernelInfo& k, const QTensor& w, int64_t experts, const float* x, int64_t m,
+                       const int32_t* ids, int64_t top_k, GuardedBuffer& out) {
+  Ready r = ready();
+  if (!r.t) return fail(r.err);
+  const Code& code = *static_cast<const Code*>(k.device_code);
+  if (w.k % code.block_elems) return fail("k is not a multiple of the block size");
+  if (experts < 1 || w.n % experts || top_k < 1 || m < 1) return fail("moe: the weight rows are not whole experts");
+  const int64_t n = w.n / experts, slots = m * top_k;
+  cu::DeviceBuffer wb, xq, idb, list, count;
+  cu::GuardedMirror om;
+  if (auto e = wb.alloc(w.bytes.size()); !e.empty()) return fail(e);
+  if (auto e = wb.upload(w.bytes.data(), w.bytes.size()); !e.empty()) return fail(e);
+  if (auto e = quantize(k.prec.act, x, m, w.k, xq, *r.rt); !e.empty()) return fail(e);
+  if (auto e = idb.alloc(static_cast<size_t>(slots) * 4); !e.empty()) return fail(e);
+  if (auto e = idb.upload(ids, static_cast<size_t>(slots) * 4); !e.empty()) return fail(e);
+  if (auto e = om.upload(out, 4096); !e.empty()) return fail(e);
+  float* y = static_cast<float*>(om.payload());
+  const int32_t* dids = static_cast<const int32_t*>(idb.ptr());
+  if (code.moe_matvec) {
+    MoeMatvecLaunch mv = code.moe_matvec;
+#ifdef QGATE_MUTANTS
+    if (QGATE_MUTANT_ON(cuda_moe_wrong_slot) && k.format == FormatId::q4_K) mv = mutant_moe_matvec_q4_K_wrong_slot;
+#endif
+    mv(wb.bytes_ptr(), xq.bytes_ptr(), dids, y, n, w.k, static_cast<int>(m), static_cast<int>(top_k),
+       static_cast<int>(experts), *r.t, r.rt->stream());
+  } else {
+    if (auto e = list.alloc(static_cast<size_t>(experts * slots) * 4); !e.empty()) return fail(e);
+    if (auto e = count.alloc(static_cast<size_t>(experts) * 4); !e.empty()) return fail(e);
+    GemmArgs a;
+    a.w = wb.bytes_ptr();
+    a.xq = xq.bytes_ptr();
+    a.y = y;
+    a.n = n;
+    a.k = w.k;
+    a.m = m;
+    a.ldy = n;
+    a.top_k = static_cast<int>(top_k);
+    a.t = *r.t;
+    code.moe_gemm(a, static_cast<int>(experts), dids, static_cast<int32_t*>(list.ptr()), static_cast<int32_t*>(count.ptr()),
+                  r.rt->stream());
+  }
+  if (auto e = r.rt->launch_error(k.name.c_str()); !e.empty()) return fail(e);
+  if (auto e = om.finish(out); !e.empty()) return fail(k.name + ": " + e);
+  return nullptr;
+}
+
 const IqTables* device_tables(std::string& err) { return tables(err); }
 
 std::string quantize_act_on_device(ActQuant a, const float* x, int64_t m, int64_t k, std::vector<uint8_t>& blocks) {

@@ -44,6 +44,12 @@ struct GemmArgs {
   const uint32_t* qzeros = nullptr;
   const uint16_t* scales = nullptr;
   int64_t group = 0;
+  // Expert-grouped MoE (moe.cu): per expert e, moe_count[e] slots listed at
+  // moe_list[e * moe_cap ..]; weights of expert e at w + e * expert_bytes; slot = t*top_k + s.
+  const int32_t* moe_list = nullptr;
+  const int32_t* moe_count = nullptr;
+  int64_t moe_cap = 0, expert_bytes = 0;
+  int top_k = 1;
   IqTables t;
 };
 // The split-K plan for an m x n x k GEMM: sets splits and split_chunks.
@@ -64,16 +70,31 @@ inline void gemm_plan(GemmArgs& a) {
 }
 using GemmLaunch = void (*)(const GemmArgs& a, void* stream);
 
+// Indexed MoE (moe.cu), ids[m * top_k] read on the device. Decode: one block per (weight row,
+// slot), M <= kMatvecRows tokens; w holds `experts` experts of n rows, y m*top_k rows of n.
+using MoeMatvecLaunch = void (*)(const uint8_t* w, const uint8_t* xq, const int32_t* ids, float* y, int64_t n,
+                                 int64_t k, int m, int top_k, int experts, const IqTables& t, void* stream);
+// Prefill: the slots grouped per expert on the device (list, count: experts * m * top_k and
+// experts int32 of scratch), then the GEMM per expert. a: m tokens, n rows per expert,
+// y m*top_k rows of n, xq the tokens' activations, w all experts.
+using MoeGemmLaunch = void (*)(const GemmArgs& a, int experts, const int32_t* ids, int32_t* list, int32_t* count,
+                               void* stream);
+
 #define QGATE_CUDA_DEQUANT_FORMAT(fmt, family) \
   void dequant_##fmt(const uint8_t*, int64_t, int64_t, void*, OutType, const IqTables&, void*);
 #define QGATE_CUDA_FORMAT(fmt, act, family) \
   QGATE_CUDA_DEQUANT_FORMAT(fmt, family)    \
   void matvec_##fmt(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t, const IqTables&, void*);
 #define QGATE_CUDA_GEMM(fmt, act, family) void gemm_##fmt(const GemmArgs&, void*);
+#define QGATE_CUDA_MOE(fmt, act)                                                                           \
+  void moe_matvec_##fmt(const uint8_t*, const uint8_t*, const int32_t*, float*, int64_t, int64_t, int, int, int, \
+                        const IqTables&, void*);                                                           \
+  void moe_gemm_##fmt(const GemmArgs&, int, const int32_t*, int32_t*, int32_t*, void*);
 #include "kernels/cuda/kernels.inc"
 #undef QGATE_CUDA_FORMAT
 #undef QGATE_CUDA_DEQUANT_FORMAT
 #undef QGATE_CUDA_GEMM
+#undef QGATE_CUDA_MOE
 
 // Activation quantization of m rows of k f32 values into GGUF blocks, bit-exact to
 // oracles/ops/quantize_act.cpp: q8_1 (36 bytes per 32: fp16 d, fp16 s, int8 q) and
@@ -95,6 +116,8 @@ void mutant_rope_kv_pos_by_value(const float* x, uint32_t pos, float* xr, float*
 void mutant_matvec_q4_0_crossed_lanes(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t,
                                       const IqTables&, void*);
 void mutant_gemm_q4_0_missing_sync(const GemmArgs&, void*);
+void mutant_moe_matvec_q4_K_wrong_slot(const uint8_t*, const uint8_t*, const int32_t*, float*, int64_t, int64_t, int,
+                                       int, int, const IqTables&, void*);
 void mutant_gemm_q4_K_split_unreduced(const GemmArgs&, void*);
 void mutant_matvec_q4_K_rows_past_m(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t,
                                     const IqTables&, void*);

@@ -16,18 +16,17 @@ namespace qgate::cuk {
 inline constexpr int kAct_q8_1 = 0, kAct_q8_K = 1;
 inline constexpr int kMutNone = 0, kMutCrossedLanes = 1, kMutRowsPastM = 2;
 
+// One weight row (wrow) against m activation rows: y[r * ldy] = the row's dot product with
+// activation row r (r < m). Called by a whole thread block (the reduction is block-wide).
 template <class F, int Act, int Mut>
-__global__ void __launch_bounds__(kMatvecThreads)
-    matvec_kernel(const uint8_t* __restrict__ w, const uint8_t* __restrict__ xq, float* __restrict__ y, int64_t n,
-                  int64_t k, int m, int64_t ldy, IqTables t) {
+__device__ __forceinline__ void matvec_row(const uint8_t* __restrict__ wrow, const uint8_t* __restrict__ xq,
+                                           float* __restrict__ y, int64_t k, int m, int64_t ldy, const IqTables& t) {
   constexpr int CPB = F::QK / 32;                  // chunks per weight block
   constexpr int L = F::SUB < 32 ? F::SUB : 32;     // elements of one sub-block in a chunk
   constexpr int SPC = 32 / L;                      // sub-blocks per chunk
   constexpr int XBYTES = Act == kAct_q8_1 ? 36 : 292;
   const int tid = threadIdx.x;
-  const int64_t row = blockIdx.x;
   const int64_t chunks = k / 32;
-  const uint8_t* wrow = w + row * (k / F::QK) * F::BYTES;
 
   float acc[kMatvecRows];
 #pragma unroll
@@ -99,8 +98,16 @@ __global__ void __launch_bounds__(kMatvecThreads)
   }
   if (tid == 0) {
     const int rows = Mut == kMutRowsPastM ? kMatvecRows : m;  // planted: every accumulator row written
-    for (int r = 0; r < rows; ++r) y[r * ldy + row] = red[r][0];
+    for (int r = 0; r < rows; ++r) y[r * ldy] = red[r][0];
   }
+}
+
+template <class F, int Act, int Mut>
+__global__ void __launch_bounds__(kMatvecThreads)
+    matvec_kernel(const uint8_t* __restrict__ w, const uint8_t* __restrict__ xq, float* __restrict__ y, int64_t n,
+                  int64_t k, int m, int64_t ldy, IqTables t) {
+  const int64_t row = blockIdx.x;
+  matvec_row<F, Act, Mut>(w + row * (k / F::QK) * F::BYTES, xq, y + row, k, m, ldy, t);
 }
 
 template <class F, int Act, int Mut>

@@ -3,6 +3,7 @@
 
 #include "kernels/cuda/gemm.cuh"
 #include "kernels/cuda/matvec.cuh"
+#include "kernels/cuda/moe.cuh"
 #include "kernels/cuda/replay_chain.cuh"
 
 namespace qgate::cuk {
@@ -23,6 +24,12 @@ void mutant_gemm_q4_0_missing_sync(const GemmArgs& a, void* stream) {
 // Split-K with the short last split's partial not added.
 void mutant_gemm_q4_K_split_unreduced(const GemmArgs& a, void* stream) {
   launch_gemm<BlockWeights<Fmt_q4_K>, kGemmAct_q8_K, kGemmMutSplitUnreduced>(a, stream);
+}
+
+// Indexed MoE reading each slot's expert id from the token's next slot.
+void mutant_moe_matvec_q4_K_wrong_slot(const uint8_t* w, const uint8_t* xq, const int32_t* ids, float* y, int64_t n,
+                                       int64_t k, int m, int top_k, int experts, const IqTables& t, void* stream) {
+  launch_moe_matvec<Fmt_q4_K, kAct_q8_K, kMoeMutWrongSlot>(w, xq, ids, y, n, k, m, top_k, experts, t, stream);
 }
 
 // The decode step's position passed by value: a captured graph replays the capture's value.

@@ -52,6 +52,22 @@ void add_gemm(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::C
   v.push_back(g);
 }
 
+// Indexed MoE: the decode kernel has the mat-vec's arithmetic (one token per block, so its
+// depth at m = 1), the prefill kernel the GEMM's.
+void add_moe(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& mv, const cuk::Code& gm) {
+  const std::string suffix = std::string(format_info(f).name) + "_" + std::string(act_name(act)) + "_cuda";
+  KernelInfo d{"moe_matvec_" + suffix, Op::moe_matmul, BackendId::cuda, f, Precision{act, 23, matvec_depth, OutType::f32},
+               Tile{1, 1, mv.block_elems}, cuk::kMatvecRows};
+  d.moe = cuk::launch_moe;
+  d.device_code = &mv;
+  v.push_back(d);
+  KernelInfo g{"moe_gemm_" + suffix, Op::moe_matmul, BackendId::cuda, f, Precision{act, 23, gemm_depth, OutType::f32},
+               Tile{cuk::kGemmBM, cuk::kGemmBN, gm.block_elems}, 0};
+  g.moe = cuk::launch_moe;
+  g.device_code = &gm;
+  v.push_back(g);
+}
+
 }  // namespace
 
 void add_cuda_kernels(std::vector<KernelInfo>& v) {
@@ -72,10 +88,19 @@ void add_cuda_kernels(std::vector<KernelInfo>& v) {
                                 cuk::gemm_##fmt, gptq};                                          \
     add_gemm(v, FormatId::fmt, ActQuant::act, code);                                             \
   }
+#define QGATE_CUDA_MOE(fmt, act)                                                                 \
+  {                                                                                              \
+    static cuk::Code mv{nullptr, nullptr, format_info(FormatId::fmt).block_elems};               \
+    static cuk::Code gm{nullptr, nullptr, format_info(FormatId::fmt).block_elems};               \
+    mv.moe_matvec = cuk::moe_matvec_##fmt;                                                       \
+    gm.moe_gemm = cuk::moe_gemm_##fmt;                                                           \
+    add_moe(v, FormatId::fmt, ActQuant::act, mv, gm);                                            \
+  }
 #include "kernels/cuda/kernels.inc"
 #undef QGATE_CUDA_FORMAT
 #undef QGATE_CUDA_DEQUANT_FORMAT
 #undef QGATE_CUDA_GEMM
+#undef QGATE_CUDA_MOE
 }
 
 }  // namespace qgate
