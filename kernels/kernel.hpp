@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "oracles/formats/format.hpp"
+#include "oracles/ops/fused_math.hpp"
 #include "oracles/ops/precision.hpp"
 
 namespace qgate {
@@ -18,11 +19,15 @@ enum class Op : int {
   // Indexed MoE (ggml mul_mat_id): stacked experts, expert ids per token from a tensor
   // (oracles/ops/moe.hpp). A weight op; its kernels launch through KernelInfo::moe.
   moe_matmul,
+  // SwiGLU over a merged [W_gate; W_up] weight (2N rows): y[m][i] = silu(g_i) * u_i from one
+  // quantization of x shared by both halves. A weight op (it has a format), matmul-shaped.
+  gate_up,
   // Fusions and attention (f32 tensors in and out, no quantized weight): their kernels live
   // in fused_kernels(), not all_kernels(), whose users key every kernel by weight format.
   add_rmsnorm, qk_norm_rope, moe_route, silu_mul, attention,
 };
 inline bool is_fused(Op o) { return static_cast<int>(o) >= static_cast<int>(Op::add_rmsnorm); }
+inline constexpr Op kFusedOps[] = {Op::add_rmsnorm, Op::qk_norm_rope, Op::moe_route, Op::silu_mul, Op::attention};
 enum class BackendId : int { cpu, vulkan, cuda, hip, count };
 
 std::string_view op_name(Op o);
@@ -69,6 +74,9 @@ struct KernelInfo {
   // Fusions and attention: the precision of the attention probabilities P before P.V
   // (f32, f16 or bf16; eager attention materializes P in f32).
   OutType p_type = OutType::f32;
+  // Fusions and attention: the precision of the f32 builtins it runs on (exp, division,
+  // 1/sqrt, denormals): the CPU's by default (oracles/ops/fused_math.hpp).
+  FusedMath math;
   // Why this kernel cannot run on the device at hand though its backend can (a device
   // feature it needs, e.g. packed int8 dot products); nullptr = it can. Reported skipped.
   const char* (*unavailable)() = nullptr;

@@ -55,6 +55,17 @@ void add_block_format(std::vector<KernelInfo>& v, FormatId f) {
   }
 }
 
+// SwiGLU over a merged [W_gate; W_up] weight: the integer-dot mat-vec's precision (its
+// depth), M <= 8 like the mat-vec; the SiLU*mul epilogue is in the oracle (gate_up_ref).
+template <class U, ActQuant A>
+void add_gate_up(std::vector<KernelInfo>& v, FormatId f) {
+  constexpr int64_t inner = U::is_float ? U::elems + 3 : 2 * U::nsub + 3;
+  KernelInfo g{"gate_up_" + std::string(format_info(f).name) + "_" + std::string(act_name(A)) + "_cpu", Op::gate_up,
+               BackendId::cpu, f, Precision{A, 23, depth_lin<U::elems, inner>, OutType::f32}, Tile{1, 1, U::elems}, 8};
+  g.matmul = cpu::gate_up_qact<U, A>;
+  v.push_back(g);
+}
+
 void add_gptq(std::vector<KernelInfo>& v) {
   const FormatId f = FormatId::gptq_int4;
   for (OutType o : {OutType::f32, OutType::f16, OutType::bf16}) {
@@ -91,6 +102,9 @@ std::vector<KernelInfo> build() {
 #undef QGATE_CPU_BLOCK_FORMAT
   add_gptq(v);
   add_cpu_moe_kernels(v);
+#define QGATE_CPU_GATE_UP(fmt, act) add_gate_up<cpu::Unpack_##fmt, ActQuant::act>(v, FormatId::fmt);
+#include "kernels/cpu/gate_up.inc"
+#undef QGATE_CPU_GATE_UP
 #ifdef QGATE_HAVE_VULKAN
   add_vulkan_kernels(v);
 #endif
@@ -107,6 +121,7 @@ std::string_view op_name(Op o) {
     case Op::dequant: return "dequant";
     case Op::matmul: return "matmul";
     case Op::moe_matmul: return "moe_matmul";
+    case Op::gate_up: return "gate_up";
     case Op::add_rmsnorm: return "add_rmsnorm";
     case Op::qk_norm_rope: return "qk_norm_rope";
     case Op::moe_route: return "moe_route";

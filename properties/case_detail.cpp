@@ -4,14 +4,21 @@
 #include <limits>
 
 #include "backends/guarded.hpp"
+#include "oracles/ops/fusion.hpp"
+#include "properties/fused_case.hpp"
 
 namespace qgate {
+
+namespace {
+CaseDetail detail_of(const Reference& ref, const GuardedBuffer& out);
+}  // namespace
 
 CaseDetail case_detail(const KernelInfo& k, const Case& c) {
   CaseDetail d;
   Reference ref;
-  DecodeError err = k.op == Op::dequant ? dequant_ref(c.w, k.prec.out, ref)
-                                        : matmul_ref(c.w, c.x.data(), c.spec.m, k.prec, ref);
+  DecodeError err = k.op == Op::dequant   ? dequant_ref(c.w, k.prec.out, ref)
+                    : k.op == Op::gate_up ? gate_up_ref(c.w, c.x.data(), c.spec.m, k.prec, ref)
+                                          : matmul_ref(c.w, c.x.data(), c.spec.m, k.prec, ref);
   if (err) {
     d.error = "oracle: " + err.message;
     return d;
@@ -24,6 +31,24 @@ CaseDetail case_detail(const KernelInfo& k, const Case& c) {
     d.error = std::string("kernel: ") + e;
     return d;
   }
+  return detail_of(ref, out);
+}
+
+CaseDetail case_detail(const KernelInfo& k, const FusedCase& c) {
+  FusedPrimary p;
+  const CaseOutcome o = run_fused_case(k, c, nullptr, &p);
+  if (!p.out) {
+    CaseDetail d;
+    d.error = o.message.empty() ? "no output" : "kernel: " + o.message;
+    return d;
+  }
+  return detail_of(p.ref, *p.out);
+}
+
+namespace {
+
+CaseDetail detail_of(const Reference& ref, const GuardedBuffer& out) {
+  CaseDetail d;
   d.verdict = judge(ref, out.data(), out.before(), out.redzone(), out.after(), out.redzone());
   d.rows = ref.rows;
   d.cols = ref.cols;
@@ -59,5 +84,7 @@ CaseDetail case_detail(const KernelInfo& k, const Case& c) {
   for (size_t b = 0; b < out.redzone(); ++b) d.redzone_before_damaged += out.before()[b] != kRedzoneByte;
   return d;
 }
+
+}  // namespace
 
 }  // namespace qgate

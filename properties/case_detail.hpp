@@ -22,5 +22,8 @@ struct CaseDetail {
 };
 
 CaseDetail case_detail(const KernelInfo& k, const Case& c);
+// A fusion or attention case: the detail of its primary output (properties/fused_case.hpp).
+struct FusedCase;
+CaseDetail case_detail(const KernelInfo& k, const FusedCase& c);
 
 }  // namespace qgate

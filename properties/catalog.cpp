@@ -11,6 +11,7 @@
 #include <rapidcheck/detail/Configuration.h>
 
 #include "properties/case_file.hpp"
+#include "kernels/mutant.hpp"
 #include "properties/fused_case.hpp"
 #include "properties/moe_case.hpp"
 
@@ -40,12 +41,20 @@ bool applies(const PropertyInfo& p, const KernelInfo& k) {
     std::string unused;
     if (first_field_patterns(f, unused).empty()) return false;
   }
-  return p.applies == "any" || p.applies == op_name(k.op);
+  // gate_up is matmul-shaped (activations in, one output per weight row pair).
+  return p.applies == "any" || p.applies == op_name(k.op) || (p.applies == "matmul" && k.op == Op::gate_up);
 }
 
 uint64_t default_seed() {
   if (const char* s = std::getenv("QGATE_SEED")) return std::strtoull(s, nullptr, 0);
   return 0x5eed2026ull;
+}
+
+std::string repro_mutant_suffix() {
+  const mutant::Id id = mutant::active();
+  for (const mutant::Info& m : mutant::all())
+    if (m.id == id) return " --mutant " + std::string(m.name);
+  return {};
 }
 
 namespace {
@@ -86,7 +95,7 @@ CaseSpec gen_spec(const KernelInfo& k, const PropertyInfo& p) {
   const ShapeSets sh = shapes(k, p.id == PropertyId::ragged_shapes);
   CaseSpec s;
   s.m = *rc::gen::elementOf(sh.m);
-  s.n = *rc::gen::elementOf(sh.n);
+  s.n = *rc::gen::elementOf(sh.n) * (k.op == Op::gate_up ? 2 : 1);  // gate_up: N gate rows, N up rows
   s.k = k_unit(k) * *rc::gen::elementOf(sh.kblocks);
   switch (p.id) {
     case PropertyId::codes_single_axis:
@@ -112,7 +121,7 @@ CaseSpec gen_spec(const KernelInfo& k, const PropertyInfo& p) {
 }
 
 std::string repro_line(const KernelInfo& k, const PropertyInfo& p, const CaseSpec& s) {
-  return "qgate repro --kernel " + k.name + " --property " + std::string(p.name) + " --case '" + to_string(s) + "'";
+  return "qgate repro --kernel " + k.name + " --property " + std::string(p.name) + " --case '" + to_string(s) + "'" + repro_mutant_suffix();
 }
 
 bool has_evidence(const Verdict& v) { return !v.vacuous(); }
@@ -123,11 +132,11 @@ CaseOutcome run_spec(const KernelInfo& k, const PropertyInfo& p, const CaseSpec&
   if (is_fused(k.op)) {  // fused kernels take no weight case (properties/fused_case.hpp)
     CaseOutcome o;
     o.kind = CaseOutcome::Kind::oracle_error;
-    o.message = k.name + " is a fused kernel: reproduce it with its property's seed (qgate_fused_tests)";
+    o.message = k.name + " is a fused kernel: its case is a fused spec (qgate repro --kernel " + k.name + " --case 'op=...')";
     return o;
   }
   Case c;
-  const std::string err = materialize(format_info(k.format), spec, k.op == Op::matmul, c);
+  const std::string err = materialize(format_info(k.format), spec, k.op != Op::dequant, c);
   CaseOutcome o;
   if (!err.empty()) {
     o.kind = CaseOutcome::Kind::oracle_error;
@@ -149,7 +158,7 @@ PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOp
     r.failure = o.summary();
     r.repro = repro_line(k, p, s);
     auto shrunk = std::make_shared<Case>();
-    if (materialize(format_info(k.format), s, k.op == Op::matmul, *shrunk).empty()) r.failing = shrunk;
+    if (materialize(format_info(k.format), s, k.op != Op::dequant, *shrunk).empty()) r.failing = shrunk;
     if (!opt.regression_dir.empty()) {
       Case c;
       run_spec(k, p, s, &c);

@@ -11,6 +11,8 @@
 
 namespace qgate {
 
+struct FusedCase;  // properties/fused_case.hpp
+
 enum class PropertyId : int {
 #define QGATE_PROPERTY(id, applies, cases, what) id,
 #include "properties/properties.inc"
@@ -47,9 +49,13 @@ struct PropertyRun {
   std::string repro;            // one command line
   std::string case_file;        // written regression case, if any
   std::shared_ptr<const Case> failing;  // the concrete (shrunk) failing case, for reports
+  std::shared_ptr<const FusedCase> failing_fused;  // the same for a fusion or attention kernel
 };
 
 uint64_t default_seed();
+// " --mutant NAME" while a planted mutant is switched on (a repro line must switch it on
+// too), "" otherwise.
+std::string repro_mutant_suffix();
 PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOptions& opt);
 // Run one concrete spec (qgate repro).
 CaseOutcome run_spec(const KernelInfo& k, const PropertyInfo& p, const CaseSpec& spec, Case* materialized = nullptr);

@@ -174,7 +174,8 @@ GateReport run_gate_fixed(const GateFilter& f, const QTensor& w, const FixedWeig
   GateReport rep;
   std::vector<const KernelInfo*> selected;
   for (const KernelInfo& k : all_kernels())
-    if (f.matches(k) && w.fmt == &format_info(k.format)) selected.push_back(&k);
+    // gate_up takes a merged [gate; up] pair, not one tensor: gated on generated weights only.
+    if (f.matches(k) && w.fmt == &format_info(k.format) && k.op != Op::gate_up) selected.push_back(&k);
   for (size_t i = 0; i < selected.size(); ++i) {
     const KernelInfo& k = *selected[i];
     if (progress) progress(i, selected.size(), k.name);

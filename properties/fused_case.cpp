@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <numeric>
 
 #include "backends/guarded.hpp"
@@ -14,26 +16,100 @@
 
 namespace qgate {
 
+namespace {
+const char* const kValues[] = {"normal", "tiny", "ties", "extremes", "peaked", "rising"};
+}  // namespace
+
+const char* name(ValueMode v) { return kValues[static_cast<int>(v)]; }
+
 std::string to_string(const FusedSpec& s) {
-  char buf[320];
+  char buf[400];
+  std::snprintf(buf, sizeof buf,
+                "op=%s,values=%s,rows=%lld,n=%lld,top_k=%lld,tokens=%lld,n_head=%lld,n_head_kv=%lld,d=%lld,kv_len=%lld,"
+                "kv_cap=%lld,rope=%s,eps=%.9g,base=%.9g,scale=%.9g,seed=0x%llx",
+                std::string(op_name(s.op)).c_str(), name(s.values), static_cast<long long>(s.rows),
+                static_cast<long long>(s.n), static_cast<long long>(s.top_k), static_cast<long long>(s.tokens),
+                static_cast<long long>(s.n_head), static_cast<long long>(s.n_head_kv), static_cast<long long>(s.d),
+                static_cast<long long>(s.kv_len), static_cast<long long>(s.kv_cap), s.neox ? "neox" : "interleaved",
+                static_cast<double>(s.eps), static_cast<double>(s.rope_base), static_cast<double>(s.scale),
+                static_cast<unsigned long long>(s.seed));
+  return buf;
+}
+
+bool parse_fused_spec(const std::string& text, FusedSpec& out, std::string& err) {
+  FusedSpec s;
+  bool have_op = false;
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    at = comma + 1;
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) return err = "expected key=value, got '" + item + "'", false;
+    const std::string key = item.substr(0, eq), v = item.substr(eq + 1);
+    char* end = nullptr;
+    bool ok = !v.empty();
+    auto int_field = [&](int64_t& f) {
+      const long long x = std::strtoll(v.c_str(), &end, 0);
+      ok = ok && !*end && x >= 0 && x <= (1 << 20);
+      f = x;
+    };
+    auto float_field = [&](float& f) {
+      f = std::strtof(v.c_str(), &end);
+      ok = ok && !*end && std::isfinite(f);
+    };
+    if (key == "op") {
+      ok = false;
+      for (Op o : kFusedOps)
+        if (op_name(o) == v) s.op = o, ok = have_op = true;
+    } else if (key == "values") {
+      ok = false;
+      for (size_t i = 0; i < std::size(kValues); ++i)
+        if (v == kValues[i]) s.values = static_cast<ValueMode>(i), ok = true;
+    } else if (key == "rows") int_field(s.rows);
+    else if (key == "n") int_field(s.n);
+    else if (key == "top_k") int_field(s.top_k);
+    else if (key == "tokens") int_field(s.tokens);
+    else if (key == "n_head") int_field(s.n_head);
+    else if (key == "n_head_kv") int_field(s.n_head_kv);
+    else if (key == "d") int_field(s.d);
+    else if (key == "kv_len") int_field(s.kv_len);
+    else if (key == "kv_cap") int_field(s.kv_cap);
+    else if (key == "rope") ok = (v == "neox" || v == "interleaved") && ((s.neox = v == "neox"), true);
+    else if (key == "eps") float_field(s.eps);
+    else if (key == "base") float_field(s.rope_base);
+    else if (key == "scale") float_field(s.scale);
+    else if (key == "seed") {
+      s.seed = std::strtoull(v.c_str(), &end, 0);
+      ok = ok && !*end;
+    } else return err = "unknown key '" + key + "'", false;
+    if (!ok) return err = "bad value for '" + key + "': '" + v + "'", false;
+  }
+  if (!have_op) return err = "no op= (a fused case names its op)", false;
+  // The shapes each op needs: refused here, not as a crash in the kernel.
+  const auto bad = [&](const char* why) { return err = std::string("impossible ") + op_name(s.op).data() + " case: " + why, false; };
   switch (s.op) {
+    case Op::add_rmsnorm:
+    case Op::silu_mul:
+      if (s.rows < 1 || s.n < 1 || s.rows * s.n > (1 << 22)) return bad("rows, n >= 1 and rows*n <= 2^22");
+      if (s.op == Op::add_rmsnorm && !(s.eps > 0)) return bad("eps > 0");
+      break;
+    case Op::moe_route:
+      if (s.rows < 1 || s.n < 1 || s.top_k < 1 || s.top_k > s.n) return bad("rows, n >= 1 and 1 <= top_k <= n");
+      break;
     case Op::qk_norm_rope:
     case Op::attention:
-      std::snprintf(buf, sizeof buf,
-                    "op=%s values=%d tokens=%lld n_head=%lld n_head_kv=%lld d=%lld kv_len=%lld kv_cap=%lld %s "
-                    "scale=%.9g base=%.9g eps=%.3g seed=0x%llx",
-                    std::string(op_name(s.op)).c_str(), static_cast<int>(s.values), static_cast<long long>(s.tokens),
-                    static_cast<long long>(s.n_head), static_cast<long long>(s.n_head_kv), static_cast<long long>(s.d),
-                    static_cast<long long>(s.kv_len), static_cast<long long>(s.kv_cap), s.neox ? "neox" : "interleaved",
-                    s.scale, s.rope_base, s.eps, static_cast<unsigned long long>(s.seed));
+      if (s.tokens < 1 || s.n_head_kv < 1 || s.n_head < s.n_head_kv || s.n_head % s.n_head_kv || s.d < 1)
+        return bad("tokens, d >= 1, n_head a multiple of n_head_kv >= 1");
+      if (s.op == Op::qk_norm_rope && (s.d % 2 || s.kv_cap < s.tokens || !(s.eps > 0)))
+        return bad("even d, kv_cap >= tokens (distinct positions), eps > 0");
+      if (s.op == Op::attention && (s.kv_len < s.tokens || s.kv_cap < s.kv_len))
+        return bad("tokens <= kv_len <= kv_cap");
       break;
-    default:
-      std::snprintf(buf, sizeof buf, "op=%s values=%d rows=%lld n=%lld top_k=%lld eps=%.3g seed=0x%llx",
-                    std::string(op_name(s.op)).c_str(), static_cast<int>(s.values), static_cast<long long>(s.rows),
-                    static_cast<long long>(s.n), static_cast<long long>(s.top_k), s.eps,
-                    static_cast<unsigned long long>(s.seed));
+    default: break;
   }
-  return buf;
+  out = s;
+  return true;
 }
 
 namespace {
@@ -200,7 +276,10 @@ float* f32(GuardedBuffer& b) { return reinterpret_cast<float*>(b.data()); }
 
 }  // namespace
 
-CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string* detail) {
+CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string* detail, FusedPrimary* primary) {
+  const auto keep = [&](const Reference& ref, GuardedBuffer& out) {
+    if (primary) primary->ref = ref, primary->out.emplace(std::move(out));
+  };
   std::string sink;
   std::string& note = detail ? *detail : sink;
   CaseOutcome o;
@@ -216,31 +295,34 @@ CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string*
     case Op::add_rmsnorm: {
       Reference h, y;
       if (auto e = add_rmsnorm_ref(c.x.data(), c.res.data(), c.w.data(), s.rows, s.n, s.eps,
-                                   k.prec.depth ? k.prec.depth(s.n) : s.n, h, y))
+                                   k.prec.depth ? k.prec.depth(s.n) : s.n, h, y, k.math))
         return oracle_error(e);
       GuardedBuffer by(s.rows * s.n, OutType::f32), bh(s.rows * s.n, OutType::f32);
       a.rows = s.rows, a.n = s.n, a.x = c.x.data(), a.res = c.res.data(), a.w = c.w.data(), a.eps = s.eps;
-      a.out0 = f32(by), a.out1 = f32(bh);
+      a.out0 = f32(by), a.out1 = f32(bh), a.red_out0 = by.redzone(), a.red_out1 = bh.redzone();
       if (const char* e = k.fused(a)) return o.message = e, o;
       o.verdict = judge_buf(y, by);
       merge(o.verdict, judge_buf(h, bh));
+      keep(y, by);
       return o;
     }
     case Op::silu_mul: {
       Reference y;
-      if (auto e = silu_mul_ref(c.x.data(), c.res.data(), s.rows, s.n, y)) return oracle_error(e);
+      if (auto e = silu_mul_ref(c.x.data(), c.res.data(), s.rows, s.n, y, k.math)) return oracle_error(e);
       GuardedBuffer by(s.rows * s.n, OutType::f32);
-      a.rows = s.rows, a.n = s.n, a.x = c.x.data(), a.res = c.res.data(), a.out0 = f32(by);
+      a.rows = s.rows, a.n = s.n, a.x = c.x.data(), a.res = c.res.data(), a.out0 = f32(by), a.red_out0 = by.redzone();
       if (const char* e = k.fused(a)) return o.message = e, o;
       o.verdict = judge_buf(y, by);
+      keep(y, by);
       return o;
     }
     case Op::moe_route: {
       RouteRef ref;
-      if (auto e = moe_route_ref(c.x.data(), s.rows, s.n, s.top_k, ref)) return oracle_error(e);
+      if (auto e = moe_route_ref(c.x.data(), s.rows, s.n, s.top_k, ref, k.math)) return oracle_error(e);
       GuardedBuffer bw(s.rows * s.top_k, OutType::f32), bi(s.rows * s.top_k, OutType::f32);
       a.rows = s.rows, a.n = s.n, a.top_k = s.top_k, a.x = c.x.data();
       a.out0 = f32(bw), a.ids = reinterpret_cast<int32_t*>(bi.data());
+      a.red_out0 = bw.redzone(), a.red_ids = bi.redzone();
       if (const char* e = k.fused(a)) return o.message = e, o;
       // Unwritten ids still hold the poison bits (an out-of-range id): the judge rejects them.
       Reference wref;
@@ -256,13 +338,14 @@ CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string*
           std::count_if(bi.before(), bi.before() + bi.redzone(), [](uint8_t b) { return b != kRedzoneByte; }) +
           std::count_if(bi.after(), bi.after() + bi.redzone(), [](uint8_t b) { return b != kRedzoneByte; }));
       if (bad_rows) note = "router ids: " + std::to_string(bad_rows) + " rows inadmissible, first " + why;
+      keep(wref, bw);
       return o;
     }
     case Op::qk_norm_rope: {
       QkRopeRef ref;
       if (auto e = qk_norm_rope_ref(c.q.data(), c.k.data(), c.v.data(), c.w_q.data(), c.w_k.data(), c.pos.data(), s.tokens,
                                     s.n_head, s.n_head_kv, s.d, s.eps, s.rope_base, s.neox,
-                                    k.prec.depth ? k.prec.depth(s.d) : s.d, ref))
+                                    k.prec.depth ? k.prec.depth(s.d) : s.d, ref, k.math))
         return oracle_error(e);
       const int64_t cache = s.n_head_kv * s.kv_cap * s.d;
       GuardedBuffer bq(s.tokens * s.n_head * s.d, OutType::f32), bk(cache, OutType::f32), bv(cache, OutType::f32);
@@ -271,6 +354,7 @@ CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string*
       a.pos = c.pos.data(), a.eps = s.eps, a.rope_base = s.rope_base;
       a.rope_mode = s.neox ? RopeMode::neox : RopeMode::interleaved;
       a.out0 = f32(bq), a.k_cache = f32(bk), a.v_cache = f32(bv);
+      a.red_out0 = bq.redzone(), a.red_k = bk.redzone(), a.red_v = bv.redzone();
       if (const char* e = k.fused(a)) return o.message = e, o;
       o.verdict = judge_buf(ref.q, bq);
       // The cache rows at pos[t] are judged; every other row must still hold the poison.
@@ -294,20 +378,22 @@ CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string*
         o.verdict.redzone_damaged += 4 * clobbered;
         note = std::to_string(clobbered) + " cache elements outside the rows at pos[] were written";
       }
+      keep(ref.q, bq);
       return o;
     }
     case Op::attention: {
       Reference ref;
       AttentionShape sh{s.tokens, s.n_head, s.n_head_kv, s.d, s.kv_len, s.kv_cap, static_cast<double>(s.scale)};
-      AttentionPrecision pr{k.prec.depth ? k.prec.depth(s.d) : s.d, k.tile.k > 1 ? k.tile.k : 0, k.p_type};
+      AttentionPrecision pr{k.prec.depth ? k.prec.depth(s.d) : s.d, k.tile.k > 1 ? k.tile.k : 0, k.p_type, k.math};
       if (auto e = attention_ref(c.q.data(), c.k.data(), c.v.data(), sh, pr, ref)) return oracle_error(e);
       GuardedBuffer bo(s.tokens * s.n_head * s.d, OutType::f32);
       a.tokens = s.tokens, a.n_head = s.n_head, a.n_head_kv = s.n_head_kv, a.d = s.d, a.kv_len = s.kv_len;
       a.kv_cap = s.kv_cap, a.q = c.q.data(), a.scale = s.scale;
       a.k_cache = const_cast<float*>(c.k.data()), a.v_cache = const_cast<float*>(c.v.data());
-      a.out0 = f32(bo);
+      a.out0 = f32(bo), a.red_out0 = bo.redzone();
       if (const char* e = k.fused(a)) return o.message = e, o;
       o.verdict = judge_buf(ref, bo);
+      keep(ref, bo);
       return o;
     }
     default:

@@ -3,9 +3,11 @@
 // judges every output against the oracles of oracles/ops/fusion.hpp and attention.hpp.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "backends/guarded.hpp"
 #include "kernels/cpu/fused_args.hpp"
 #include "properties/catalog.hpp"
 
@@ -29,7 +31,11 @@ struct FusedSpec {
   float eps = 1e-5f, rope_base = 10000.0f, scale = 1.0f;
   uint64_t seed = 0;
 };
+// The one-line form (comma-separated key=value, every field, floats to 9 digits so they
+// round-trip): what a failure prints and `qgate repro --case` parses back.
 std::string to_string(const FusedSpec& s);
+bool parse_fused_spec(const std::string& text, FusedSpec& out, std::string& err);
+const char* name(ValueMode v);
 
 struct FusedCase {
   FusedSpec spec;
@@ -41,10 +47,18 @@ FusedCase materialize_fused(const FusedSpec& s);
 // Draws a spec for property p and kernel k (inside a RapidCheck property).
 FusedSpec gen_fused_spec(const KernelInfo& k, const PropertyInfo& p);
 
+// The primary output of a fused run (y, silu's product, router weights, rotated q, attention
+// out) with its reference, for pictures (properties/case_detail.hpp).
+struct FusedPrimary {
+  Reference ref;
+  std::optional<GuardedBuffer> out;
+};
+
 // Run kernel k on the case and judge it. nbad includes inadmissible router rows and
 // clobbered cache rows; ties counts admitted router near-ties. detail: what the verdict
 // line cannot say (which router row, how many cache elements clobbered, near-ties).
-CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string* detail = nullptr);
+CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string* detail = nullptr,
+                           FusedPrimary* primary = nullptr);
 
 // The property driver for fused kernels (run_property hands over to it).
 PropertyRun run_fused_property(const KernelInfo& k, const PropertyInfo& p, const RunOptions& opt);

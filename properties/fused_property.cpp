@@ -8,6 +8,7 @@
 
 #include <rapidcheck/detail/Configuration.h>
 
+#include "properties/case_file.hpp"
 #include "properties/fused_case.hpp"
 
 namespace qgate {
@@ -55,12 +56,19 @@ PropertyRun run_fused_property(const KernelInfo& k, const PropertyInfo& p, const
   const auto result = rc::detail::checkTestable(property, meta, params, quiet);
   r.coverage = "sampled: " + std::to_string(p.cases) + " cases";
   if (failed) {
+    // The shrunk spec is the whole case (materializing it is deterministic): the repro line
+    // replays exactly it, and the regression file keeps its tensors.
     r.pass = false;
-    r.failure = last_summary + "\n  case: " + to_string(last_fail);
-    char seed[32];
-    std::snprintf(seed, sizeof seed, "0x%llx", static_cast<unsigned long long>(r.seed));
-    r.repro = "QGATE_SEED=" + std::string(seed) + " qgate_fused_tests --gtest_filter='*/" + std::string(p.name) + "__" +
-              k.name + "'";
+    r.failure = last_summary;
+    r.repro = "qgate repro --kernel " + k.name + " --property " + std::string(p.name) + " --case '" + to_string(last_fail) +
+              "'" + repro_mutant_suffix();
+    auto c = std::make_shared<FusedCase>(materialize_fused(last_fail));
+    if (!opt.regression_dir.empty()) {
+      std::string err;
+      r.case_file = write_fused_case_file(opt.regression_dir, k.name, std::string(p.name), *c, r.failure, err);
+      if (r.case_file.empty()) r.failure += " (regression case not written: " + err + ")";
+    }
+    r.failing_fused = std::move(c);
   } else if (!result.template is<rc::detail::SuccessResult>()) {
     r.pass = false;
     std::ostringstream os;

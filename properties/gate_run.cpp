@@ -8,7 +8,8 @@ namespace qgate {
 
 bool GateFilter::matches(const KernelInfo& k) const {
   if (!backend.empty() && backend_name(k.backend) != backend) return false;
-  if (!format.empty() && find_format(format) != &format_info(k.format)) return false;
+  // A fusion or attention kernel has no weight format: --format selects weight kernels only.
+  if (!format.empty() && (is_fused(k.op) || find_format(format) != &format_info(k.format))) return false;
   if (!op.empty() && op_name(k.op) != op) return false;
   if (!kernel.empty() && k.name.find(kernel) == std::string::npos) return false;
   return true;
@@ -36,6 +37,8 @@ GateReport run_gate(const GateFilter& f, const RunOptions& opt,
                     const std::function<void(size_t, size_t, const std::string&)>& progress) {
   std::vector<const KernelInfo*> selected;
   for (const KernelInfo& k : all_kernels())
+    if (f.matches(k)) selected.push_back(&k);
+  for (const KernelInfo& k : fused_kernels())
     if (f.matches(k)) selected.push_back(&k);
   return run_gate_kernels(selected, f, opt, progress);
 }
@@ -70,50 +73,75 @@ std::string format_matrix(const GateReport& r) {
     std::string reason;
   };
   std::map<std::pair<int, int>, std::map<int, Cell>> cells;  // (format, op) -> backend -> cell
+  std::map<int, std::map<int, Cell>> fused;                   // fused op -> backend -> cell (no format)
   for (const KernelGate& g : r.kernels) {
-    Cell& c = cells[{static_cast<int>(g.kernel->format), static_cast<int>(g.kernel->op)}][static_cast<int>(g.kernel->backend)];
+    const int b = static_cast<int>(g.kernel->backend);
+    Cell& c = is_fused(g.kernel->op) ? fused[static_cast<int>(g.kernel->op)][b]
+                                     : cells[{static_cast<int>(g.kernel->format), static_cast<int>(g.kernel->op)}][b];
     if (g.skipped) { ++c.skipped; c.reason = g.skip_reason; continue; }
     (g.pass() ? c.pass : c.fail)++;
     c.worst = std::max(c.worst, g.max_ratio());
   }
   std::ostringstream os;
-  os << "gate matrix: kernels passing / kernels gated (worst max|err|/bound); nbad = 0 required\n";
   char buf[256];
-  std::snprintf(buf, sizeof buf, "  %-10s %-8s", "format", "op");
-  os << buf;
-  for (BackendId b : kAllBackends) {
-    std::snprintf(buf, sizeof buf, " %-18s", std::string(backend_name(b)).c_str());
-    os << buf;
-  }
-  os << "\n";
-  for (const FormatInfo* f : all_formats())
-    for (Op op : {Op::dequant, Op::matmul}) {
-      auto it = cells.find({static_cast<int>(f->id), static_cast<int>(op)});
-      if (it == cells.end()) continue;
-      std::snprintf(buf, sizeof buf, "  %-10s %-8s", std::string(f->name).c_str(), std::string(op_name(op)).c_str());
-      os << buf;
-      for (BackendId b : kAllBackends) {
-        std::string s = "-";
-        auto c = it->second.find(static_cast<int>(b));
-        if (c != it->second.end()) {
-          const Cell& x = c->second;
-          if (x.skipped && !x.pass && !x.fail) {
-            s = "skipped";
-          } else {
-            char t[64];
-            std::snprintf(t, sizeof t, "%s %d/%d (%.2g)", x.fail ? "FAIL" : "PASS", x.pass, x.pass + x.fail, x.worst);
-            s = t;
-          }
+  const auto row = [&](const std::map<int, Cell>& by_backend) {
+    for (BackendId b : kAllBackends) {
+      std::string s = "-";
+      auto c = by_backend.find(static_cast<int>(b));
+      if (c != by_backend.end()) {
+        const Cell& x = c->second;
+        if (x.skipped && !x.pass && !x.fail) {
+          s = "skipped";
+        } else {
+          char t[64];
+          std::snprintf(t, sizeof t, "%s %d/%d (%.2g)", x.fail ? "FAIL" : "PASS", x.pass, x.pass + x.fail, x.worst);
+          s = t;
         }
-        std::snprintf(buf, sizeof buf, " %-18s", s.c_str());
-        os << buf;
       }
-      os << "\n";
+      std::snprintf(buf, sizeof buf, " %-18s", s.c_str());
+      os << buf;
     }
+    os << "\n";
+  };
+  const auto header = [&](const char* first, const char* second) {
+    std::snprintf(buf, sizeof buf, "  %-10s %-8s", first, second);
+    os << buf;
+    for (BackendId b : kAllBackends) {
+      std::snprintf(buf, sizeof buf, " %-18s", std::string(backend_name(b)).c_str());
+      os << buf;
+    }
+    os << "\n";
+  };
+  if (!cells.empty()) {
+    os << "gate matrix: kernels passing / kernels gated (worst max|err|/bound); nbad = 0 required\n";
+    header("format", "op");
+    for (const FormatInfo* f : all_formats())
+      for (Op op : {Op::dequant, Op::matmul, Op::moe_matmul, Op::gate_up}) {
+        auto it = cells.find({static_cast<int>(f->id), static_cast<int>(op)});
+        if (it == cells.end()) continue;
+        std::snprintf(buf, sizeof buf, "  %-10s %-8s", std::string(f->name).c_str(), std::string(op_name(op)).c_str());
+        os << buf;
+        row(it->second);
+      }
+  }
+  if (!fused.empty()) {
+    // Fusions and attention take f32 tensors and no quantized weight: a table of their own,
+    // op x backend, never a format row.
+    os << "fusions and attention (no weight format): kernels passing / kernels gated (worst max|err|/bound)\n";
+    header("op", "");
+    for (Op op : kFusedOps) {
+      auto it = fused.find(static_cast<int>(op));
+      if (it == fused.end()) continue;
+      std::snprintf(buf, sizeof buf, "  %-19s", std::string(op_name(op)).c_str());
+      os << buf;
+      row(it->second);
+    }
+  }
   for (BackendId b : kAllBackends) {
     bool gated = false, registered = false;
     for (const KernelGate& g : r.kernels) gated |= g.kernel->backend == b;
     for (const KernelInfo& k : all_kernels()) registered |= k.backend == b;
+    for (const KernelInfo& k : fused_kernels()) registered |= k.backend == b;
     const Availability a = probe_backend(b);
     os << "  " << backend_name(b) << ": ";
     if (!a.available) os << "skipped: " << a.reason;

@@ -8,9 +8,22 @@ bool replay_case_file(const std::string& path, std::vector<ReplayResult>& out, s
   CaseFile cf;
   if (!read_case_file(path, cf, err)) return false;
   const KernelInfo* origin = find_kernel(cf.kernel);
+  if (cf.fused) {  // every fusion or attention kernel of the op, on every backend
+    for (const KernelInfo& k : fused_kernels()) {
+      if (op_name(k.op) != cf.op) continue;
+      ReplayResult r;
+      r.kernel = &k;
+      const Availability a = probe_kernel(k);
+      if (!a.available) r.skipped = true, r.skip_reason = a.reason;
+      else r.outcome = run_fused_case(k, cf.fc);
+      out.push_back(std::move(r));
+    }
+    if (out.empty()) err = path + ": no registered kernel does " + cf.op;
+    return !out.empty();
+  }
   for (const KernelInfo& k : all_kernels()) {
     if (&format_info(k.format) != cf.c.w.fmt || op_name(k.op) != cf.op) continue;
-    if (k.op == Op::matmul && cf.c.x.empty()) continue;
+    if (k.op != Op::dequant && cf.c.x.empty()) continue;
     ReplayResult r;
     r.kernel = &k;
     const Availability a = probe_kernel(k);

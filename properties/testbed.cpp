@@ -1,6 +1,7 @@
 #include "properties/testbed.hpp"
 
 #include "backends/guarded.hpp"
+#include "oracles/ops/fusion.hpp"
 
 namespace qgate {
 
@@ -22,8 +23,9 @@ CaseOutcome run_case(const KernelInfo& k, const Case& c, bool check_determinism)
     }
   }
   Reference ref;
-  DecodeError err = k.op == Op::dequant ? dequant_ref(c.w, k.prec.out, ref)
-                                        : matmul_ref(c.w, c.x.data(), c.spec.m, k.prec, ref);
+  DecodeError err = k.op == Op::dequant   ? dequant_ref(c.w, k.prec.out, ref)
+                    : k.op == Op::gate_up ? gate_up_ref(c.w, c.x.data(), c.spec.m, k.prec, ref)
+                                          : matmul_ref(c.w, c.x.data(), c.spec.m, k.prec, ref);
   if (err) {
     o.kind = CaseOutcome::Kind::oracle_error;
     o.message = err.message;

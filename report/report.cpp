@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "properties/fused_case.hpp"
 #include "report/heatmap.hpp"
 
 namespace qgate::report {
@@ -84,8 +85,9 @@ std::string junit_xml(const GateReport& rep, const Context& ctx, const std::vect
   for (const KernelGate& g : rep.kernels) {
     const KernelInfo& k = *g.kernel;
     Suite& s = suites[static_cast<int>(k.backend)];
-    const std::string cls = "qgate." + std::string(backend_name(k.backend)) + "." + std::string(format_info(k.format).name) +
-                            "." + std::string(op_name(k.op));
+    // qgate.<backend>.<format>.<op>; a fusion or attention kernel has no format: qgate.<backend>.<op>.
+    const std::string cls = "qgate." + std::string(backend_name(k.backend)) + "." +
+                            (is_fused(k.op) ? "" : std::string(format_info(k.format).name) + ".") + std::string(op_name(k.op));
     if (g.skipped) {
       // A skipped kernel still shows as testcases (each property that would have run), so a
       // CI dashboard sees what was not gated and why.
@@ -151,8 +153,11 @@ std::string markdown(const GateReport& rep, const Context& ctx, const std::vecto
     std::string reason;
   };
   std::map<std::pair<int, int>, std::map<int, Cell>> cells;
+  std::map<int, std::map<int, Cell>> fused;  // fusion/attention op -> backend (no weight format)
   for (const KernelGate& g : rep.kernels) {
-    Cell& c = cells[{static_cast<int>(g.kernel->format), static_cast<int>(g.kernel->op)}][static_cast<int>(g.kernel->backend)];
+    const int b = static_cast<int>(g.kernel->backend);
+    Cell& c = is_fused(g.kernel->op) ? fused[static_cast<int>(g.kernel->op)][b]
+                                     : cells[{static_cast<int>(g.kernel->format), static_cast<int>(g.kernel->op)}][b];
     if (g.skipped) {
       ++c.skipped;
       c.reason = g.skip_reason;
@@ -181,39 +186,59 @@ std::string markdown(const GateReport& rep, const Context& ctx, const std::vecto
      << "## Matrix (format × op × backend)\n\n"
      << "Each cell: kernels passing / kernels gated and the worst max |err|/bound over their runs "
         "(how close the closest element came to its bound; 1 is the limit). "
-        "*not implemented*: no kernel of this format and op is registered for the backend.\n\n"
-     << "| format | op |";
-  for (BackendId b : kAllBackends) os << " " << backend_name(b) << " |";
-  os << "\n|---|---|";
-  for (size_t i = 0; i < std::size(kAllBackends); ++i) os << "---|";
-  os << "\n";
+        "*not implemented*: no kernel of this format and op is registered for the backend.\n\n";
   std::vector<std::string> footnotes;
-  for (const FormatInfo* f : all_formats())
-    for (Op op : {Op::dequant, Op::matmul}) {
-      auto it = cells.find({static_cast<int>(f->id), static_cast<int>(op)});
-      if (it == cells.end()) continue;
-      os << "| " << f->name << " | " << op_name(op) << " |";
-      for (BackendId b : kAllBackends) {
-        auto c = it->second.find(static_cast<int>(b));
-        std::string s;
-        if (c == it->second.end()) {
+  // One cell: registered = whether the backend has a kernel at this point (else not implemented).
+  const auto cell = [&](const std::map<int, Cell>& by_backend, BackendId b, bool registered) {
+    auto c = by_backend.find(static_cast<int>(b));
+    if (c == by_backend.end()) return std::string(registered ? "not selected" : "*not implemented*");
+    if (c->second.skipped && !c->second.pass && !c->second.fail) {
+      auto fn = std::find(footnotes.begin(), footnotes.end(), c->second.reason);
+      if (fn == footnotes.end()) fn = footnotes.insert(footnotes.end(), c->second.reason);
+      return "skipped [" + std::to_string(fn - footnotes.begin() + 1) + "]";
+    }
+    const Cell& x = c->second;
+    return std::string(x.fail ? "**FAIL** " : "pass ") + std::to_string(x.pass) + "/" + std::to_string(x.pass + x.fail) +
+           " (" + fmt_ratio(x.worst) + ")";
+  };
+  const auto header = [&](const char* cols, size_t ncols) {
+    os << cols;
+    for (BackendId b : kAllBackends) os << " " << backend_name(b) << " |";
+    os << "\n|";
+    for (size_t i = 0; i < ncols + std::size(kAllBackends); ++i) os << "---|";
+    os << "\n";
+  };
+  if (!cells.empty()) {
+    header("| format | op |", 2);
+    for (const FormatInfo* f : all_formats())
+      for (Op op : {Op::dequant, Op::matmul, Op::moe_matmul, Op::gate_up}) {
+        auto it = cells.find({static_cast<int>(f->id), static_cast<int>(op)});
+        if (it == cells.end()) continue;
+        os << "| " << f->name << " | " << op_name(op) << " |";
+        for (BackendId b : kAllBackends) {
           bool registered = false;
-          for (const KernelInfo& k : all_kernels())
-            registered |= k.backend == b && k.format == f->id && k.op == op;
-          s = registered ? "not selected" : "*not implemented*";
-        } else if (c->second.skipped && !c->second.pass && !c->second.fail) {
-          auto fn = std::find(footnotes.begin(), footnotes.end(), c->second.reason);
-          if (fn == footnotes.end()) fn = footnotes.insert(footnotes.end(), c->second.reason);
-          s = "skipped [" + std::to_string(fn - footnotes.begin() + 1) + "]";
-        } else {
-          const Cell& x = c->second;
-          s = std::string(x.fail ? "**FAIL** " : "pass ") + std::to_string(x.pass) + "/" + std::to_string(x.pass + x.fail) +
-              " (" + fmt_ratio(x.worst) + ")";
+          for (const KernelInfo& k : all_kernels()) registered |= k.backend == b && k.format == f->id && k.op == op;
+          os << " " << cell(it->second, b, registered) << " |";
         }
-        os << " " << s << " |";
+        os << "\n";
+      }
+  }
+  if (!fused.empty()) {
+    os << "\n### Fusions and attention (op × backend)\n\n"
+       << "f32 tensors in and out, no quantized weight: no format axis. Same cells as above.\n\n";
+    header("| op |", 1);
+    for (Op op : kFusedOps) {
+      auto it = fused.find(static_cast<int>(op));
+      if (it == fused.end()) continue;
+      os << "| " << op_name(op) << " |";
+      for (BackendId b : kAllBackends) {
+        bool registered = false;
+        for (const KernelInfo& k : fused_kernels()) registered |= k.backend == b && k.op == op;
+        os << " " << cell(it->second, b, registered) << " |";
       }
       os << "\n";
     }
+  }
   if (!footnotes.empty()) {
     os << "\n";
     for (size_t i = 0; i < footnotes.size(); ++i) os << "[" << i + 1 << "] skipped: " << md_escape(footnotes[i]) << "  \n";
@@ -246,11 +271,11 @@ std::string write_report(const std::string& dir, const GateReport& rep, const Co
   for_each_failure(rep, [&](size_t, const KernelGate& g, const PropertyInfo& p, const PropertyRun& r) {
     heatmaps.emplace_back();
     notes.emplace_back();
-    if (!r.failing) {
+    if (!r.failing && !r.failing_fused) {
       notes.back() = "no concrete case kept for this failure (the property could not run)";
       return;
     }
-    const CaseDetail d = case_detail(*g.kernel, *r.failing);
+    const CaseDetail d = r.failing ? case_detail(*g.kernel, *r.failing) : case_detail(*g.kernel, *r.failing_fused);
     if (!d.error.empty()) {
       notes.back() = "not drawn: " + d.error;
       return;

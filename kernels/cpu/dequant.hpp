@@ -15,6 +15,8 @@ template <class U>
 const char* gemm_f32(const uint8_t* w, int64_t n, int64_t k, const float* x, int64_t m, void* y);
 template <class U, ActQuant A>
 const char* matvec_qact(const uint8_t* w, int64_t n, int64_t k, const float* x, int64_t m, void* y);
+template <class U, ActQuant A>  // kernels/cpu/gate_up.cpp
+const char* gate_up_qact(const uint8_t* w, int64_t n, int64_t k, const float* x, int64_t m, void* y);
 template <class U, ActQuant A>
 const char* gemm_qact(const uint8_t* w, int64_t n, int64_t k, const float* x, int64_t m, void* y);
 

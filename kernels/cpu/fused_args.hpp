@@ -52,6 +52,10 @@ struct FusedArgs {
 
   float* out0 = nullptr;
   float* out1 = nullptr;
+
+  // Guard bytes on each side of out0, out1, ids, k_cache, v_cache (0 = none): a device
+  // backend mirrors each output with its guards, so device-side writes past it are seen.
+  size_t red_out0 = 0, red_out1 = 0, red_ids = 0, red_k = 0, red_v = 0;
 };
 
 }  // namespace qgate

@@ -14,8 +14,11 @@ DecodeError attention_ref(const float* q, const float* k, const float* v, const 
   if (s.kv_cap < s.kv_len) return {"attention: kv_len exceeds the cache capacity"};
   if (!std::isfinite(s.scale)) return {"attention: non-finite scale"};
   constexpr double u = 0x1p-24;
-  const double uP = out_unit_roundoff(p.p_type);
-  const double absw = out_half_min_sub(p.p_type) + 0x1p-149;
+  const FusedMath& fm = p.math;
+  // Eager attention's P is the division e / l (div_rel); flash attention's P is an exp
+  // rounded to P's type.
+  const double uP = p.tile > 0 ? out_unit_roundoff(p.p_type) : std::max(out_unit_roundoff(p.p_type), fm.div_rel());
+  const double absw = out_half_min_sub(p.p_type) + fm.underflow();
   const int64_t lqk = p.qk_depth > 0 ? p.qk_depth : s.d;
   const double gqk = gamma(lqk + 1, 23);
   const int64_t g = s.n_head / s.n_head_kv;
@@ -53,7 +56,11 @@ DecodeError attention_ref(const float* q, const float* k, const float* v, const 
         mn = std::min(mn, sc[j]);
         dsmax = std::max(dsmax, ds[j]);
       }
-      const double resc = tiles > 0 ? std::expm1(2 * u * static_cast<double>(tiles) + u * (m - mn + 2 * dsmax)) : 0;
+      // Each tile's rescale exp(m_old - m_new): exp_rel(m_old - m_new) and the subtraction's u;
+      // the running max only grows, so the arguments sum to at most R = m - min s (+ 2 ds).
+      const double R = m - mn + 2 * dsmax;
+      const double resc =
+          tiles > 0 ? std::expm1(static_cast<double>(tiles) * fm.exp_rel(0) + fm.exp_ulp_per_x * 0x1p-23 * R + u * R) : 0;
       w.assign(sc.size(), 0);
       eta.assign(sc.size(), 0);
       double D = 0, Demu = 0, Bsum = 0;
@@ -63,10 +70,12 @@ DecodeError attention_ref(const float* q, const float* k, const float* v, const 
         w[j] = std::exp(sc[j] - m);
         D += w[j];
         const double ej = ds[j] + u * (std::fabs(sc[j] - m) + 2 * dsmax);
-        eta[j] = (1 + std::expm1(ej)) * (1 + 2 * u) * (1 + uP) * (1 + resc) - 1;
+        eta[j] = (1 + std::expm1(ej)) * (1 + fm.exp_rel(std::fabs(sc[j] - m) + ds[j] + dsmax)) * (1 + uP) * (1 + resc) - 1;
       }
       for (int64_t j = 0; j < n; ++j) Bsum += w[j] / D * ((1 + eta[j]) * (1 + gD) - 1);
-      const double B = Bsum + static_cast<double>(n) * absw * (1 + gD) / D;
+      // Flushing devices also lose products p v below 2^-126 (2^-126 each, D >= 1).
+      const double flushed = fm.flush_denormals ? static_cast<double>(n + tiles + 2) * 0x1p-126 : 0;
+      const double B = Bsum + static_cast<double>(n) * absw * (1 + gD) / D + flushed;
       if (!(B < 0.5)) return {"attention: the declared precision cannot bound this case (B >= 1/2)"};
       std::vector<double> wr;
       if (emulated) {
@@ -84,12 +93,13 @@ DecodeError attention_ref(const float* q, const float* k, const float* v, const 
           A += w[j] / D * std::fabs(vj) * ((1 + eta[j]) * (1 + gN) - 1);
           if (emulated) emu += wr[j] * vj;
         }
-        A += absw * absV * (1 + gN) / D;
+        A += absw * absV * (1 + gN) / D + flushed;
         const double o = num / D;
         const double ao = std::fabs(o);
         const int64_t idx = (t * s.n_head + h) * s.d + i;
         out.value[idx] = o;
-        out.bound[idx] = (A + ao * B) / (1 - B) * (1 + u) + u * ao + 0x1p-149 + slack_rel * (pv + ao);
+        const double dr = std::max(u, fm.div_rel());  // the final N / D
+        out.bound[idx] = (A + ao * B) / (1 - B) * (1 + dr) + dr * ao + fm.underflow() + slack_rel * (pv + ao);
         if (emulated) (*emulated)[idx] = emu / Demu;
       }
     }

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "oracles/ops/contract.hpp"
+#include "oracles/ops/fused_math.hpp"
 
 namespace qgate {
 
@@ -50,6 +51,8 @@ struct AttentionPrecision {
   int64_t qk_depth = 0;        // chain length of the q.k dot product (0 = d)
   int64_t tile = 0;            // keys per online-softmax tile; 0 = eager (one pass, P materialized)
   OutType p_type = OutType::f32;
+  FusedMath math;              // the kernel's builtins: exp_rel for the 2u of expf, div_rel for the
+                               // divisions (eager P = e / l, the final N / D), underflow at 2^-126 if flushed
 };
 
 // q [tokens][n_head][d], k/v [n_head_kv][kv_cap][d]. out: [tokens * n_head][d].

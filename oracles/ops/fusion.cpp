@@ -31,15 +31,15 @@ double inv_rms(const double* h, int64_t n, double eps, double& v) {
 }
 
 // The bound on an RMS-normalized element y of a row with mean square + eps = v.
-double norm_bound(double y, double v, int64_t n, int64_t depth) {
-  const double rel = gamma(depth + 8, 23) + oracle_slack(n) + 0x1p-149 / v;
-  return rel * std::fabs(y) + 0x1p-148;
+double norm_bound(double y, double v, int64_t n, int64_t depth, const FusedMath& fm) {
+  const double rel = gamma(depth + 6 + fm.rsqrt_roundings, 23) + oracle_slack(n) + fm.underflow() / v;
+  return rel * std::fabs(y) + 2 * fm.underflow();
 }
 
 }  // namespace
 
 DecodeError add_rmsnorm_ref(const float* x, const float* res, const float* w, int64_t rows, int64_t n, float eps,
-                            int64_t depth, Reference& h, Reference& y) {
+                            int64_t depth, Reference& h, Reference& y, const FusedMath& fm) {
   if (rows < 1 || n < 1) return {"add_rmsnorm: rows and n must be >= 1"};
   if (!(eps > 0) || !std::isfinite(eps)) return {"add_rmsnorm: eps must be finite and > 0"};
   shape(h, rows, n, true);
@@ -57,7 +57,7 @@ DecodeError add_rmsnorm_ref(const float* x, const float* res, const float* w, in
     for (int64_t i = 0; i < n; ++i) {
       const double yi = hr[i] * ir * w[i];
       y.value[r * n + i] = yi;
-      y.bound[r * n + i] = norm_bound(yi, v, n, depth);
+      y.bound[r * n + i] = norm_bound(yi, v, n, depth, fm);
     }
   }
   return {};
@@ -65,7 +65,8 @@ DecodeError add_rmsnorm_ref(const float* x, const float* res, const float* w, in
 
 DecodeError qk_norm_rope_ref(const float* q, const float* k, const float* v, const float* w_q, const float* w_k,
                              const int32_t* pos, int64_t tokens, int64_t n_head, int64_t n_head_kv, int64_t d,
-                             float eps, float rope_base, bool neox, int64_t depth, QkRopeRef& out) {
+                             float eps, float rope_base, bool neox, int64_t depth, QkRopeRef& out,
+                             const FusedMath& fm) {
   if (tokens < 1 || n_head < 1 || n_head_kv < 1 || d < 2 || d % 2)
     return {"qk_norm_rope: tokens, heads >= 1 and an even head dim d >= 2 required"};
   if (!(eps > 0) || !(rope_base > 1) || !std::isfinite(rope_base)) return {"qk_norm_rope: eps > 0 and rope_base > 1 required"};
@@ -81,7 +82,7 @@ DecodeError qk_norm_rope_ref(const float* q, const float* k, const float* v, con
     double vv;
     const double ir = inv_rms(a.data(), d, eps, vv);
     for (int64_t i = 0; i < d; ++i) a[i] = a[i] * ir * wt[i];
-    const double g = gamma(depth + 10, 23) + oracle_slack(d) + 0x1p-149 / vv;
+    const double g = gamma(depth + 6 + fm.rsqrt_roundings + fm.rotate_roundings, 23) + oracle_slack(d) + fm.underflow() / vv;
     for (int64_t i = 0; i < d / 2; ++i) {
       int64_t i0, i1;
       rope_pair(neox, d, i, i0, i1);
@@ -91,11 +92,12 @@ DecodeError qk_norm_rope_ref(const float* q, const float* k, const float* v, con
       const double c = std::cos(theta), s = std::sin(theta);
       const double x0 = a[i0], x1 = a[i1];
       const double o0 = x0 * c - x1 * s, o1 = x0 * s + x1 * c;
-      const double trig = (std::fabs(x0) + std::fabs(x1)) * (dt + 2 * kU);
+      const double trig = (std::fabs(x0) + std::fabs(x1)) * (dt + fm.trig_u * kU);
       val[i0] = o0;
       val[i1] = o1;
-      bnd[i0] = trig + (std::fabs(x0 * c) + std::fabs(x1 * s)) * g * (1 + dt + 2 * kU) + 0x1p-148;
-      bnd[i1] = trig + (std::fabs(x0 * s) + std::fabs(x1 * c)) * g * (1 + dt + 2 * kU) + 0x1p-148;
+      const double uf = 2 * fm.underflow() + 2 * fm.underflow() * fm.rotate_roundings;
+      bnd[i0] = trig + (std::fabs(x0 * c) + std::fabs(x1 * s)) * g * (1 + dt + fm.trig_u * kU) + uf;
+      bnd[i1] = trig + (std::fabs(x0 * s) + std::fabs(x1 * c)) * g * (1 + dt + fm.trig_u * kU) + uf;
     }
   };
   for (int64_t t = 0; t < tokens; ++t) {
@@ -112,12 +114,14 @@ DecodeError qk_norm_rope_ref(const float* q, const float* k, const float* v, con
   return {};
 }
 
-DecodeError moe_route_ref(const float* logits, int64_t rows, int64_t experts, int64_t top_k, RouteRef& out) {
+DecodeError moe_route_ref(const float* logits, int64_t rows, int64_t experts, int64_t top_k, RouteRef& out,
+                          const FusedMath& fm) {
   if (rows < 1 || experts < 1 || top_k < 1 || top_k > experts)
     return {"moe_route: need rows >= 1 and 1 <= top_k <= experts"};
   out.rows = rows;
   out.experts = experts;
   out.top_k = top_k;
+  out.math = fm;
   out.logit.assign(logits, logits + rows * experts);
   out.prob.assign(static_cast<size_t>(rows * experts), 0.0);
   out.prob_bound = out.prob;
@@ -139,12 +143,13 @@ DecodeError moe_route_ref(const float* logits, int64_t rows, int64_t experts, in
       const double z = static_cast<double>(l[j]) - m;  // exact: both are f32
       p[j] = std::exp(z);
       sum += p[j];
-      rho[j] = (1 + std::expm1(std::fabs(z) * kU)) * (1 + 2 * kU) - 1 + oracle_slack(experts);
+      rho[j] = (1 + std::expm1(std::fabs(z) * kU)) * (1 + fm.exp_rel(z)) - 1 + oracle_slack(experts);
       rho_max = std::max(rho_max, rho[j]);
     }
     for (int64_t j = 0; j < experts; ++j) {
       p[j] /= sum;
-      out.prob_bound[r * experts + j] = p[j] * ((1 + rho[j]) * (1 + kU) / ((1 - rho_max) * (1 - gE)) - 1) + 0x1p-148;
+      out.prob_bound[r * experts + j] =
+          p[j] * ((1 + rho[j]) * (1 + fm.div_rel()) / ((1 - rho_max) * (1 - gE)) - 1) + 2 * fm.underflow() / (1 - gE);
     }
     std::iota(order.begin(), order.end(), 0);
     // Exact order: the logits themselves (exp is monotonic), lower index first on equality.
@@ -206,24 +211,61 @@ void moe_route_judge(const RouteRef& ref, const int32_t* ids, Reference& weights
     }
     for (int64_t s = 0; s < K; ++s) {
       const double wv = p[use[s]] / sum;
-      const double rel = (1 + ref.rho[r * E + use[s]]) * (1 + kU) * (1 + kU) / ((1 - rho_max) * (1 - kU) * (1 - gK)) - 1;
+      const double dr = ref.math.div_rel();
+      const double rel = (1 + ref.rho[r * E + use[s]]) * (1 + dr) * (1 + dr) / ((1 - rho_max) * (1 - dr) * (1 - gK)) - 1;
       weights.value[r * K + s] = wv;
-      weights.bound[r * K + s] = wv * (rel + oracle_slack(E)) + 0x1p-148;
+      // underflow: a probability below the normal range (flushed or denormal) changes it by
+      // up to underflow() absolute; relative to the chosen sum (>= p of the top expert).
+      weights.bound[r * K + s] = wv * (rel + oracle_slack(E)) + 4 * ref.math.underflow() / (sum * (1 - gK)) + 2 * ref.math.underflow();
     }
   }
   weights.tie_elements = near_ties;
 }
 
-DecodeError silu_mul_ref(const float* gate, const float* up, int64_t rows, int64_t n, Reference& y) {
+DecodeError silu_mul_ref(const float* gate, const float* up, int64_t rows, int64_t n, Reference& y,
+                         const FusedMath& fm) {
   if (rows < 1 || n < 1) return {"silu_mul: rows and n must be >= 1"};
   shape(y, rows, n, false);
-  const double g6 = gamma(6, 23) + oracle_slack(4);
+  // exp(-g) (exp_rel; its relative error passes to 1 + e scaled by e / (1 + e) <= 1), 1 + e
+  // (u), the division (div_rel), * up (u); the CPU's: gamma_6 (expf 2u, a reciprocal and a
+  // product or a division 2u). Below g = -87 the divisor exceeds 2^126 (where OpFDiv has no
+  // declared precision) and expf(-g) overflows near -88.7: the bound there is |y| itself.
+  const double cpu = gamma(6, 23);
   for (int64_t i = 0; i < rows * n; ++i) {
     const double g = gate[i], u = up[i];
     const double v = g / (1 + std::exp(-g)) * u;
+    const double rel = std::max(cpu, (1 + fm.exp_rel(g)) * (1 + fm.div_rel()) * (1 + kU) * (1 + kU) * (1 + fm.underflow()) - 1);
     y.value[i] = v;
-    y.bound[i] = (g < -88 ? std::fabs(v) : 0) + g6 * std::fabs(v) + 0x1p-147;
+    y.bound[i] = (g < -87 ? std::fabs(v) : 0) + (rel + oracle_slack(4)) * std::fabs(v) + 0x1p-147 +
+                 (fm.flush_denormals ? 3 * 0x1p-126 * (1 + std::fabs(u)) : 0);
   }
+  return {};
+}
+
+DecodeError gate_up_ref(const QTensor& w, const float* x, int64_t m, const Precision& p, Reference& out) {
+  if (w.n < 2 || w.n % 2) return {"gate_up: the merged weight needs an even number of rows (gate rows, then up rows)"};
+  Reference both;
+  if (auto e = matmul_ref(w, x, m, p, both)) return e;
+  const int64_t n = w.n / 2;
+  out.rows = m;
+  out.cols = n;
+  out.out = OutType::f32;
+  out.exact_rounding = false;
+  out.tie_elements = both.tie_elements;
+  out.value.assign(static_cast<size_t>(m * n), 0.0);
+  out.bound.assign(out.value.size(), 0.0);
+  const double g6 = gamma(6, 23) + oracle_slack(4);
+  constexpr double kSiluLipschitz = 1.1;
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t i = 0; i < n; ++i) {
+      const double g = both.value[r * w.n + i], dg = both.bound[r * w.n + i];
+      const double u = both.value[r * w.n + n + i], du = both.bound[r * w.n + n + i];
+      const double sg = g / (1 + std::exp(-g));
+      const double mag = (std::fabs(sg) + kSiluLipschitz * dg) * (std::fabs(u) + du);
+      out.value[r * n + i] = sg * u;
+      out.bound[r * n + i] = kSiluLipschitz * dg * (std::fabs(u) + du) + std::fabs(sg) * du + g6 * mag +
+                             (g - dg < -87 ? mag : 0) + 0x1p-147;
+    }
   return {};
 }
 

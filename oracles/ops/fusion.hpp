@@ -42,6 +42,13 @@
 //   multiply (2), * up (1): |y^ - y| <= gamma_6 |y| + 2^-147. Where expf(-g) overflows
 //   (g < -88.7) the kernel returns a signed zero: the bound there is |y| itself (< 2^-120 |up|).
 //
+// Each takes the precision of the builtins the kernel runs on (fused_math.hpp): the terms above
+// are the CPU's (expf 2u, correctly rounded division, sqrt and reciprocal 2u); a kernel
+// declaring looser builtins (Vulkan: exp (3 + 2|x|) ULP, division 2.5 ULP, inversesqrt 2 ULP,
+// no fused multiply-add, denormals flushed) gets those in their place: exp_rel(x) for 2u,
+// div_rel for the division's u, rsqrt_roundings for the sqrt+reciprocal's 2, one more
+// rounding in the rotation, 2^-126 for each underflow.
+//
 // Every bound also carries the fp64 oracle's own error ((n + 16) 2^-53 relative), four
 // orders of magnitude below the f32 terms.
 #pragma once
@@ -50,13 +57,14 @@
 #include <vector>
 
 #include "oracles/ops/contract.hpp"
+#include "oracles/ops/fused_math.hpp"
 
 namespace qgate {
 
 // h: exact_rounding reference of x + res; y: bounded reference. depth = the kernel's
 // declared chain length for a sum of n squares.
 DecodeError add_rmsnorm_ref(const float* x, const float* res, const float* w, int64_t rows, int64_t n, float eps,
-                            int64_t depth, Reference& h, Reference& y);
+                            int64_t depth, Reference& h, Reference& y, const FusedMath& fm = {});
 
 // One RoPE pairing: element index of the first and second member of pair i of d.
 inline void rope_pair(bool neox, int64_t d, int64_t i, int64_t& i0, int64_t& i1) {
@@ -73,7 +81,8 @@ struct QkRopeRef {
 // (0 <= pos < 2^24); depth = declared chain length of a sum of d squares.
 DecodeError qk_norm_rope_ref(const float* q, const float* k, const float* v, const float* w_q, const float* w_k,
                              const int32_t* pos, int64_t tokens, int64_t n_head, int64_t n_head_kv, int64_t d,
-                             float eps, float rope_base, bool neox, int64_t depth, QkRopeRef& out);
+                             float eps, float rope_base, bool neox, int64_t depth, QkRopeRef& out,
+                             const FusedMath& fm = {});
 
 struct RouteRef {
   int64_t rows = 0, experts = 0, top_k = 0;
@@ -81,8 +90,10 @@ struct RouteRef {
   std::vector<double> rho;               // [rows][experts]: relative error bound of each exp term
   std::vector<float> logit;
   std::vector<int32_t> ids;              // [rows][top_k]: exact top-k with the tie rule
+  FusedMath math;                        // the kernel's builtins (the judge's weight bound)
 };
-DecodeError moe_route_ref(const float* logits, int64_t rows, int64_t experts, int64_t top_k, RouteRef& out);
+DecodeError moe_route_ref(const float* logits, int64_t rows, int64_t experts, int64_t top_k, RouteRef& out,
+                          const FusedMath& fm = {});
 
 // Judge a kernel's choice: per row, the ids must be distinct, in range, and ordered as
 // the tie rule allows (a near-tie between different logits admits either order). Rows
@@ -93,6 +104,18 @@ DecodeError moe_route_ref(const float* logits, int64_t rows, int64_t experts, in
 void moe_route_judge(const RouteRef& ref, const int32_t* ids, Reference& weights, int64_t& bad_rows,
                      int64_t& near_ties, std::string& first_error);
 
-DecodeError silu_mul_ref(const float* gate, const float* up, int64_t rows, int64_t n, Reference& y);
+DecodeError silu_mul_ref(const float* gate, const float* up, int64_t rows, int64_t n, Reference& y,
+                         const FusedMath& fm = {});
+
+// gate_up (SwiGLU over a merged weight w = [W_gate; W_up], 2N rows): g = W_gate x', u = W_up x'
+// with ONE activation quantization x' shared by both halves (the declared p.act), then
+// y[m][i] = silu(g_i) u_i, N = w.n / 2. The mat-vec oracle gives g, u and their bounds
+// dg, du (accumulation and the f32 rounding of g and u); then, with |silu'| <= 1.1
+// (its extremes are 1.0998 and -0.0998, at x = +-2.40), the kernel's silu(g^) u^ lies within
+//   1.1 dg (|u| + du) + |silu(g)| du  of y, and its f32 SiLU*mul (gamma_6 as in silu_mul)
+// adds gamma_6 M, M = (|silu(g)| + 1.1 dg)(|u| + du) bounding |silu(g^) u^|; where g^ may
+// lie below -87 (expf(-g) overflows: the kernel returns a signed zero) M once more, and
+// 2^-147 for underflow. out: m x N.
+DecodeError gate_up_ref(const QTensor& w, const float* x, int64_t m, const Precision& p, Reference& out);
 
 }  // namespace qgate

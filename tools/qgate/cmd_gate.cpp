@@ -39,7 +39,10 @@ void add_gate(CLI::App& app) {
   cmd->add_option("--backend", f.backend, "only this backend (cpu, vulkan, cuda, hip)")
       ->check(CLI::IsMember({"cpu", "vulkan", "cuda", "hip"}));
   cmd->add_option("--format", f.format, "only kernels of this format (GGUF name, case-insensitive)");
-  cmd->add_option("--op", f.op, "only this op")->check(CLI::IsMember({"dequant", "matmul"}));
+  std::vector<std::string> ops = {"dequant", "matmul", "gate_up"};
+  for (Op o : kFusedOps) ops.emplace_back(op_name(o));
+  cmd->add_option("--op", f.op, "only this op (dequant, matmul, gate_up, or a fusion: add_rmsnorm, ..., attention)")
+      ->check(CLI::IsMember(ops));
   cmd->add_option("--kernel", f.kernel, "only kernels whose name contains this");
   cmd->add_option("--property", f.property, "only this property");
   cmd->add_option("--seed", a->seed, "RapidCheck seed (default: QGATE_SEED or a fixed constant; always printed)");

@@ -100,7 +100,7 @@ void text_kernels() {
   std::vector<std::vector<std::string>> fused{{"KERNEL", "OP", "BACKEND", "OUT"}};
   for (const KernelInfo& k : fused_kernels())
     fused.push_back({k.name, str(op_name(k.op)), str(backend_name(k.backend)), str(out_name(k.prec.out))});
-  std::cout << "\nfused kernels (" << fused_kernels().size() << "; gated by qgate_fused_tests, docs/FUSIONS.md):\n";
+  std::cout << "\nfused kernels (" << fused_kernels().size() << "; no weight format; gated by qgate gate and qgate_fused_tests, docs/FUSIONS.md):\n";
   print_table(fused);
 }
 
