@@ -4,6 +4,9 @@
 #include "kernels/cpu/fused.hpp"
 
 namespace qgate {
+#ifdef QGATE_HAVE_VULKAN
+void add_vulkan_fused_kernels(std::vector<KernelInfo>& v);  // kernels/vulkan/fused_launch.cpp
+#endif
 namespace {
 
 int64_t depth_norm(int64_t n) { return (n + cpu::kNormLanes - 1) / cpu::kNormLanes + 3; }
@@ -22,6 +25,9 @@ std::vector<KernelInfo> build() {
   }
 #include "kernels/cpu/fused.inc"
 #undef QGATE_CPU_FUSED
+#ifdef QGATE_HAVE_VULKAN
+  add_vulkan_fused_kernels(v);
+#endif
   return v;
 }
 

@@ -1,0 +1,263 @@
+// Vulkan launches of the fusion and attention kernels (kernels/vulkan/fused.inc): upload the
+// inputs, mirror each output with its guards (FusedArgs::red_*) on the device, dispatch,
+// copy every mirrored region back, so device-side writes past an output, unwritten poison
+// and clobbered cache rows show in the verdict as on the CPU. Registered into
+// fused_kernels() with the precision of the Vulkan builtins (oracles/ops/fused_math.hpp).
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "backends/vulkan/vk_runtime.hpp"
+#include "kernels/cpu/fused_args.hpp"
+#include "kernels/kernel.hpp"
+#include "kernels/mutant.hpp"
+
+#define QGATE_VK_FUSED_PAIR(variant, tag)               \
+  extern const qgate::vk::Shader qgate_vk_##variant##_##tag; \
+  extern const qgate::vk::Shader qgate_vk_##variant##_dp_##tag;
+QGATE_VK_FUSED_PAIR(fused_add_rmsnorm, f32)
+QGATE_VK_FUSED_PAIR(fused_qk_norm_rope, f32)
+QGATE_VK_FUSED_PAIR(fused_moe_route, f32)
+QGATE_VK_FUSED_PAIR(fused_silu_mul, f32)
+QGATE_VK_FUSED_PAIR(fused_attention, eager)
+QGATE_VK_FUSED_PAIR(fused_attention, pf32)
+QGATE_VK_FUSED_PAIR(fused_attention, pf16)
+QGATE_VK_FUSED_PAIR(fused_attention, pbf16)
+#ifdef QGATE_MUTANTS  // mutant build only
+extern const qgate::vk::Shader qgate_vk_mutant_rescale_dropped_fused_attention_pf32;
+extern const qgate::vk::Shader qgate_vk_mutant_rescale_dropped_fused_attention_pf32_dp;
+#endif
+
+namespace qgate {
+namespace vkf {
+
+inline constexpr int kVkFlashTile = 32;  // fused_attention.comp's TILE
+enum class Attn { eager, flash_f32, flash_f16, flash_bf16 };
+
+namespace {
+
+thread_local std::string g_err;
+const char* fail(std::string msg) {
+  g_err = std::move(msg);
+  return g_err.c_str();
+}
+
+#define QGATE_VK_PICK(variant, tag) (rt->pick(vk::ShaderPair{&qgate_vk_##variant##_##tag, &qgate_vk_##variant##_dp_##tag}))
+
+// A device buffer for one tensor: an input (copied up), or an output mirrored with `red`
+// guard bytes on each side (copied up, and back after the dispatch).
+struct Tensor {
+  vk::Runtime* rt;
+  vk::Buffer b;
+  uint8_t* host = nullptr;  // output: the start of the mirrored region
+  size_t bytes = 0;
+  Tensor(vk::Runtime* r, const void* src, size_t n_bytes) : rt(r), bytes(n_bytes) {
+    b = rt->alloc((std::max<size_t>(n_bytes, 4) + 3) / 4 * 4);
+    if (b.map && n_bytes && src) std::memcpy(b.map, src, n_bytes);
+  }
+  Tensor(vk::Runtime* r, void* out, size_t n_bytes, size_t red) : rt(r) {
+    host = static_cast<uint8_t*>(out) - red;
+    bytes = n_bytes + 2 * red;
+    b = rt->alloc((bytes + 3) / 4 * 4);
+    if (b.map) std::memcpy(b.map, host, bytes);
+  }
+  ~Tensor() { rt->release(b); }
+  void back() const { std::memcpy(host, b.map, bytes); }
+};
+
+vk::Runtime* runtime() {
+  std::string why;
+  vk::Runtime* rt = vk::Runtime::instance(why);
+  if (!rt) fail("vulkan unavailable: " + why);
+  return rt;
+}
+
+void grid(uint64_t groups, uint32_t& gx, uint32_t& gy) {
+  gx = static_cast<uint32_t>(std::min<uint64_t>(groups, 65535));
+  gy = static_cast<uint32_t>((groups + gx - 1) / (gx ? gx : 1));
+  if (gx == 0) gx = gy = 1;
+}
+
+template <class... T>
+bool all_mapped(const T&... t) {
+  return (... && (t.b.map != nullptr));
+}
+
+}  // namespace
+
+const char* launch_silu_mul(const FusedArgs& a) {
+  if (a.rows < 1 || a.n < 1) return "silu_mul: rows and n must be >= 1";
+  if (!a.x || !a.res || !a.out0) return "silu_mul: a tensor is missing";
+  if (a.rows * a.n >= (int64_t{1} << 31)) return "silu_mul: more than 2^31 elements";
+  vk::Runtime* rt = runtime();
+  if (!rt) return g_err.c_str();
+  const size_t n = static_cast<size_t>(a.rows * a.n);
+  Tensor g(rt, a.x, 4 * n), u(rt, a.res, 4 * n), o(rt, a.out0, 4 * n, a.red_out0);
+  if (!all_mapped(g, u, o)) return "vulkan: buffer allocation failed";
+  const uint32_t push[2] = {static_cast<uint32_t>(n), static_cast<uint32_t>(a.red_out0 / 4)};
+  uint32_t gx, gy;
+  grid((n + 63) / 64, gx, gy);
+  std::vector<vk::Buffer*> binds = {&g.b, &u.b, &o.b};
+  if (std::string e = rt->dispatch(QGATE_VK_PICK(fused_silu_mul, f32), binds, push, gx, gy); !e.empty()) return fail(e);
+  o.back();
+  return nullptr;
+}
+
+const char* launch_add_rmsnorm(const FusedArgs& a) {
+  if (a.rows < 1 || a.n < 1) return "add_rmsnorm: rows and n must be >= 1";
+  if (!a.x || !a.res || !a.w || !a.out0 || !a.out1) return "add_rmsnorm: a tensor is missing";
+  if (!(a.eps > 0)) return "add_rmsnorm: eps must be > 0";
+  if (a.rows * a.n >= (int64_t{1} << 31)) return "add_rmsnorm: more than 2^31 elements";
+  vk::Runtime* rt = runtime();
+  if (!rt) return g_err.c_str();
+  const size_t n = static_cast<size_t>(a.rows * a.n);
+  Tensor x(rt, a.x, 4 * n), r(rt, a.res, 4 * n), w(rt, a.w, 4 * static_cast<size_t>(a.n)),
+      y(rt, a.out0, 4 * n, a.red_out0), h(rt, a.out1, 4 * n, a.red_out1);
+  if (!all_mapped(x, r, w, y, h)) return "vulkan: buffer allocation failed";
+  struct {
+    uint32_t n, rows, off_y, off_h;
+    float eps, inv_n;
+  } push{static_cast<uint32_t>(a.n), static_cast<uint32_t>(a.rows), static_cast<uint32_t>(a.red_out0 / 4),
+         static_cast<uint32_t>(a.red_out1 / 4), a.eps, 1.0f / static_cast<float>(a.n)};
+  uint32_t gx, gy;
+  grid(static_cast<uint64_t>(a.rows), gx, gy);
+  std::vector<vk::Buffer*> binds = {&x.b, &r.b, &w.b, &y.b, &h.b};
+  if (std::string e = rt->dispatch(QGATE_VK_PICK(fused_add_rmsnorm, f32), binds, &push, gx, gy); !e.empty()) return fail(e);
+  y.back();
+  h.back();
+  return nullptr;
+}
+
+const char* launch_qk_norm_rope(const FusedArgs& a) {
+  if (a.tokens < 1 || a.n_head < 1 || a.n_head_kv < 1) return "qk_norm_rope: tokens and heads must be >= 1";
+  if (a.d < 2 || a.d % 2 || a.d > 4096) return "qk_norm_rope: head dim must be even, 2..4096";
+  if (!a.q || !a.k || !a.v || !a.w_q || !a.w_k || !a.pos || !a.out0 || !a.k_cache || !a.v_cache)
+    return "qk_norm_rope: a tensor is missing";
+  if (!(a.eps > 0)) return "qk_norm_rope: eps must be > 0";
+  for (int64_t t = 0; t < a.tokens; ++t) {
+    if (a.pos[t] < 0 || a.pos[t] >= a.kv_cap) return "qk_norm_rope: a position lies outside the KV cache";
+    // rope_sincos's reduction is exact for theta < 4096 (freq <= 1): positions below 4096.
+    if (a.pos[t] >= 4096) return "qk_norm_rope: positions from 4096 on are outside this kernel's sin/cos range";
+  }
+  vk::Runtime* rt = runtime();
+  if (!rt) return g_err.c_str();
+  const int64_t d = a.d;
+  // theta_i = f32(pos) * powf(base, f32(-2i/d)): the frequencies as the CPU kernel forms them.
+  std::vector<float> freq(static_cast<size_t>(d / 2));
+  for (int64_t i = 0; i < d / 2; ++i) freq[i] = std::pow(a.rope_base, static_cast<float>(-2 * i) / static_cast<float>(d));
+  const size_t qn = static_cast<size_t>(a.tokens * a.n_head * d), kn = static_cast<size_t>(a.tokens * a.n_head_kv * d);
+  const size_t cache = static_cast<size_t>(a.n_head_kv * a.kv_cap * d);
+  Tensor q(rt, a.q, 4 * qn), k(rt, a.k, 4 * kn), v(rt, a.v, 4 * kn), wq(rt, a.w_q, 4 * static_cast<size_t>(d)),
+      wk(rt, a.w_k, 4 * static_cast<size_t>(d)), pos(rt, a.pos, 4 * static_cast<size_t>(a.tokens)),
+      fr(rt, freq.data(), 4 * freq.size()), oq(rt, a.out0, 4 * qn, a.red_out0), kc(rt, a.k_cache, 4 * cache, a.red_k),
+      vc(rt, a.v_cache, 4 * cache, a.red_v);
+  if (!all_mapped(q, k, v, wq, wk, pos, fr, oq, kc, vc)) return "vulkan: buffer allocation failed";
+  struct {
+    uint32_t tokens, n_head, n_head_kv, d, kv_cap, neox, off_q, off_k, off_v;
+    float eps, inv_d;
+  } push{static_cast<uint32_t>(a.tokens), static_cast<uint32_t>(a.n_head), static_cast<uint32_t>(a.n_head_kv),
+         static_cast<uint32_t>(d), static_cast<uint32_t>(a.kv_cap), a.rope_mode == RopeMode::neox ? 1u : 0u,
+         static_cast<uint32_t>(a.red_out0 / 4), static_cast<uint32_t>(a.red_k / 4), static_cast<uint32_t>(a.red_v / 4),
+         a.eps, 1.0f / static_cast<float>(d)};
+  uint32_t gx, gy;
+  grid(static_cast<uint64_t>(a.tokens * (a.n_head + a.n_head_kv)), gx, gy);
+  std::vector<vk::Buffer*> binds = {&q.b, &k.b, &v.b, &wq.b, &wk.b, &pos.b, &fr.b, &oq.b, &kc.b, &vc.b};
+  if (std::string e = rt->dispatch(QGATE_VK_PICK(fused_qk_norm_rope, f32), binds, &push, gx, gy); !e.empty()) return fail(e);
+  oq.back();
+  kc.back();
+  vc.back();
+  return nullptr;
+}
+
+const char* launch_moe_route(const FusedArgs& a) {
+  if (a.rows < 1 || a.n < 1 || a.top_k < 1 || a.top_k > a.n) return "moe_route: need rows >= 1 and 1 <= top_k <= experts";
+  if (a.n > 256 || a.top_k > 8) return "moe_route: this kernel takes at most 256 experts and top_k <= 8";
+  if (!a.x || !a.out0 || !a.ids) return "moe_route: a tensor is missing";
+  vk::Runtime* rt = runtime();
+  if (!rt) return g_err.c_str();
+  const size_t k = static_cast<size_t>(a.rows * a.top_k);
+  Tensor l(rt, a.x, 4 * static_cast<size_t>(a.rows * a.n)), w(rt, a.out0, 4 * k, a.red_out0), ids(rt, a.ids, 4 * k, a.red_ids);
+  if (!all_mapped(l, w, ids)) return "vulkan: buffer allocation failed";
+  const uint32_t push[5] = {static_cast<uint32_t>(a.rows), static_cast<uint32_t>(a.n), static_cast<uint32_t>(a.top_k),
+                            static_cast<uint32_t>(a.red_out0 / 4), static_cast<uint32_t>(a.red_ids / 4)};
+  uint32_t gx, gy;
+  grid((static_cast<uint64_t>(a.rows) + 63) / 64, gx, gy);
+  std::vector<vk::Buffer*> binds = {&l.b, &w.b, &ids.b};
+  if (std::string e = rt->dispatch(QGATE_VK_PICK(fused_moe_route, f32), binds, push, gx, gy); !e.empty()) return fail(e);
+  w.back();
+  ids.back();
+  return nullptr;
+}
+
+template <Attn V>
+const char* launch_attention(const FusedArgs& a) {
+  if (a.tokens < 1 || a.n_head < 1 || a.n_head_kv < 1 || a.d < 1 || a.kv_len < 1)
+    return "attention: tokens, heads, d and kv_len must be >= 1";
+  if (a.n_head % a.n_head_kv) return "attention: n_head is not a multiple of n_head_kv";
+  if (a.tokens > a.kv_len || a.kv_len > a.kv_cap) return "attention: need tokens <= kv_len <= kv_cap";
+  if (a.d > 256) return "attention: this kernel takes head dims up to 256";
+  if (!a.q || !a.k_cache || !a.v_cache || !a.out0) return "attention: a tensor is missing";
+  vk::Runtime* rt = runtime();
+  if (!rt) return g_err.c_str();
+  const vk::Shader* shader = V == Attn::eager       ? &QGATE_VK_PICK(fused_attention, eager)
+                             : V == Attn::flash_f32 ? &QGATE_VK_PICK(fused_attention, pf32)
+                             : V == Attn::flash_f16 ? &QGATE_VK_PICK(fused_attention, pf16)
+                                                    : &QGATE_VK_PICK(fused_attention, pbf16);
+#ifdef QGATE_MUTANTS
+  if (V == Attn::flash_f32 && QGATE_MUTANT_ON(vk_flash_rescale_dropped))
+    shader = &rt->pick(vk::ShaderPair{&qgate_vk_mutant_rescale_dropped_fused_attention_pf32,
+                                      &qgate_vk_mutant_rescale_dropped_fused_attention_pf32_dp});
+#endif
+  const size_t rows = static_cast<size_t>(a.tokens * a.n_head), d = static_cast<size_t>(a.d);
+  const size_t cache = static_cast<size_t>(a.n_head_kv * a.kv_cap) * d;
+  Tensor q(rt, a.q, 4 * rows * d), k(rt, a.k_cache, 4 * cache), v(rt, a.v_cache, 4 * cache),
+      o(rt, a.out0, 4 * rows * d, a.red_out0),
+      scratch(rt, nullptr, V == Attn::eager ? 4 * rows * static_cast<size_t>(a.kv_len) : 0);
+  if (!all_mapped(q, k, v, o, scratch)) return "vulkan: buffer allocation failed";
+  struct {
+    uint32_t tokens, n_head, n_head_kv, d, kv_len, kv_cap, off;
+    float scale;
+  } push{static_cast<uint32_t>(a.tokens), static_cast<uint32_t>(a.n_head), static_cast<uint32_t>(a.n_head_kv),
+         static_cast<uint32_t>(a.d), static_cast<uint32_t>(a.kv_len), static_cast<uint32_t>(a.kv_cap),
+         static_cast<uint32_t>(a.red_out0 / 4), a.scale};
+  uint32_t gx, gy;
+  grid((rows + 63) / 64, gx, gy);
+  std::vector<vk::Buffer*> binds = {&q.b, &k.b, &v.b, &o.b, &scratch.b};
+  if (std::string e = rt->dispatch(*shader, binds, &push, gx, gy); !e.empty()) return fail(e);
+  o.back();
+  return nullptr;
+}
+
+namespace {
+
+// The workgroup RMSNorm: a stride of ceil(n/64) per invocation and a 6-level tree.
+int64_t depth_wg_norm(int64_t n) { return (n + 63) / 64 + 6; }
+int64_t depth_seq(int64_t n) { return n; }
+
+bool device_flushes_denormals() {
+  std::string why;
+  const vk::Runtime* rt = vk::Runtime::instance(why);
+  return rt && !rt->info().denorm_preserve_f32;
+}
+
+}  // namespace
+}  // namespace vkf
+
+void add_vulkan_fused_kernels(std::vector<KernelInfo>& v) {
+  using namespace vkf;
+  const FusedMath math = vulkan_math(device_flushes_denormals());
+#define QGATE_VK_FUSED(name, op, fn, depth, tile_k, p)                                                          \
+  {                                                                                                           \
+    KernelInfo k{#name, Op::op, BackendId::vulkan, FormatId::q8_0, Precision{ActQuant::none, 23, depth, OutType::f32}, \
+                 Tile{1, 1, tile_k}};                                                                         \
+    k.fused = fn;                                                                                             \
+    k.p_type = OutType::p;                                                                                    \
+    k.math = math;                                                                                            \
+    v.push_back(k);                                                                                           \
+  }
+#include "kernels/vulkan/fused.inc"
+#undef QGATE_VK_FUSED
+}
+
+}  // namespace qgate
