@@ -6,6 +6,9 @@
 #ifdef QGATE_HAVE_CUDA
 #include "backends/cuda/cuda_runtime.hpp"
 #endif
+#ifdef QGATE_HAVE_HIP_RUNTIME
+#include "backends/hip/hip_runtime.hpp"
+#endif
 
 namespace qgate {
 
@@ -30,8 +33,15 @@ Availability probe_backend(BackendId b) {
       return {false, std::string("not built in this configuration: ") + QGATE_CUDA_WHY};
 #endif
     }
-    case BackendId::hip:
-      return {false, "not built in this configuration: no HIP runtime in this build yet (issue: HIP backend)"};
+    case BackendId::hip: {
+#ifdef QGATE_HAVE_HIP_RUNTIME
+      std::string why;
+      if (hip::Runtime* rt = hip::Runtime::instance(why)) return {true, rt->info().describe()};
+      return {false, why};
+#else
+      return {false, std::string("not built in this configuration: ") + QGATE_HIP_WHY};
+#endif
+    }
     default: return {false, "unknown backend"};
   }
 }

@@ -13,7 +13,9 @@ pkgs=(
   # clang-19 + lld-19 = the only Debian 12 compiler that emits gfx1100/gfx1151/gfx1201/gfx942
   #   (built -nogpulib against ROCm 5.2's headers), and the linker its amdgcn link step runs;
   # llvm-19 = llvm-nm (the build's fully-resolved check), llvm-readelf/llvm-objdump that
-  #   know gfx12 (the code-object census, kernels/hip/census.sh).
+  #   know gfx12 (the code-object census, qgate census);
+  # libamdhip64-dev (pulled in by hipcc) = the HIP headers backends/hip compiles against
+  #   (libamdhip64.so.5 is opened at run time, not linked).
   # Measured on Debian 12 (2026-12-01): 34 packages, 133 MB download, 660 MB installed,
   # 18 s to install with the .debs already in the apt cache.
   hipcc clang-19 lld-19 llvm-19

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The tests: set up, build, and run every ctest entry (labels: oracle, property,
-# regression, mutants, cli; backend labels cpu/vulkan/cuda/hip). Extra arguments go to
+# regression, mutants, cli, census (the code-object census gate, docs/HIP.md); backend
+# labels cpu/vulkan/cuda/hip). Extra arguments go to
 # ctest (e.g. -L mutants). Then the CMake package: install it and build and run
 # examples/engine_test (an engine's own test binary using find_package(qgate)) against it.
 set -euo pipefail

@@ -10,6 +10,7 @@
 # Every code object is checked fully resolved (check_code_object.cmake: llvm-nm -u empty).
 # docs/HIP.md has the table of targets reached.
 option(QGATE_HIP "Build AMD code objects of the CUDA-dialect kernels (needs Debian's hipcc and/or clang-19)" ON)
+option(QGATE_HIP_REQUIRED "Fail the configure when the AMD code objects cannot be built (the hip preset)" OFF)
 set(QGATE_HIP_HIPCC_TARGETS gfx90a gfx1030 CACHE STRING "AMD targets compiled with hipcc (ROCm device libraries)")
 set(QGATE_HIP_CLANG_TARGETS gfx1100 gfx1151 gfx1201 gfx942 CACHE STRING
     "AMD targets compiled with clang -x hip -nogpulib (vendor.cuh's builtin lowering)")
@@ -27,7 +28,9 @@ if(QGATE_HIP)
   elseif(NOT QGATE_HIPCC AND NOT QGATE_HIP_CLANG)
     set(why "neither hipcc nor clang-19 found (ci/setup-debian.sh installs both)")
   endif()
-  if(why)
+  if(why AND QGATE_HIP_REQUIRED)
+    message(FATAL_ERROR "qgate: AMD code objects required (QGATE_HIP_REQUIRED) but not buildable: ${why}")
+  elseif(why)
     message(STATUS "qgate: AMD code objects not built: ${why}")
   else()
     set(QGATE_HAVE_HIP_CODE_OBJECTS ON)

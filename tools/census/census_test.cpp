@@ -231,6 +231,11 @@ TEST(Occupancy, MatchesTheCompilersOwnFigure) {
   k.sgpr = 20, k.lds = 48 * 1024, k.max_wg = 256;
   EXPECT_EQ(amd_occupancy(*target_limits("gfx90a"), k).waves, 1);
   EXPECT_EQ(amd_occupancy(*target_limits("gfx90a"), k).limiter, "lds");
+  // 38 KiB per 128-thread group (2 waves of 64): one group per CU, one wave on the busiest SIMD.
+  k.lds = 38912, k.max_wg = 128;
+  EXPECT_EQ(amd_occupancy(*target_limits("gfx90a"), k).waves, 1);
+  k.lds = 70000;  // does not fit a CU at all
+  EXPECT_EQ(amd_occupancy(*target_limits("gfx90a"), k).waves, 0);
   EXPECT_EQ(target_limits("gfx803"), nullptr);
   // sm_90: 39 registers -> 1248 -> 1280 per warp -> 51 warps; 32 -> 64.
   EXPECT_EQ(sm90_warps_by_regs(39), 51);

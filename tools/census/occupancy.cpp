@@ -62,7 +62,8 @@ Occupancy amd_occupancy(const TargetLimits& t, const AmdKernel& k) {
     const int wg_threads = k.max_wg > 0 ? k.max_wg : 1024;
     const int waves_per_wg = (wg_threads + k.wave - 1) / k.wave;
     const int wgs = t.lds_bytes / k.lds;
-    limit(wgs * waves_per_wg / t.simds, "lds");
+    // The busiest SIMD: a group of fewer waves than SIMDs still puts one wave on some SIMD.
+    limit((wgs * waves_per_wg + t.simds - 1) / t.simds, "lds");
   }
   if (o.waves < 0) o.waves = 0;
   return o;

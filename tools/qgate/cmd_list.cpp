@@ -55,6 +55,13 @@ std::vector<BackendId> all_backends() {
 
 constexpr const char* kNotBuilt = "not built in this configuration";
 
+// A backend without registered kernels still says what its runtime found (hip: the runtime
+// is built, its kernels run only as code objects, e.g. "skipped: no AMD GPU ...").
+std::string no_kernels(const Availability& a) {
+  if (a.reason.rfind(kNotBuilt, 0) == 0) return a.reason;
+  return std::string("no kernels registered; runtime ") + (a.available ? "available: " : "skipped: ") + a.reason;
+}
+
 // ---- text ----
 
 // Columns sized to their widest cell; the last column is not padded.
@@ -110,7 +117,7 @@ void text_backends() {
     const size_t n = kernels_on(b);
     const Availability a = probe_backend(b);
     rows.push_back({str(backend_name(b)), n ? std::to_string(n) : "-",
-                    n ? (a.available ? "available: " + a.reason : "skipped: " + a.reason) : kNotBuilt});
+                    n ? (a.available ? "available: " + a.reason : "skipped: " + a.reason) : no_kernels(a)});
   }
   std::cout << "backends:\n";
   print_table(rows);
@@ -179,7 +186,7 @@ nlohmann::json json_backends() {
   for (BackendId b : all_backends()) {
     const size_t n = kernels_on(b);
     nlohmann::json j{{"name", backend_name(b)}, {"built", n > 0}, {"kernels", n}};
-    if (n == 0) j["reason"] = kNotBuilt;
+    if (n == 0) j["reason"] = no_kernels(probe_backend(b));
     a.push_back(std::move(j));
   }
   return a;
