@@ -93,7 +93,7 @@ QG_DEV void act_chunk(const GemmArgs& a, int64_t row, int64_t c, int (&q)[8], fl
   for (int e = 0; e < 8; ++e) q[e] = xv[e];
 }
 
-template <class W, int Act, int Mut>
+template <class W, int Act, int Mut, bool Moe = false>
 __global__ void __launch_bounds__(kGemmThreads) gemm_kernel(const GemmArgs p) {
   constexpr int SPC = W::SPC, L = 32 / SPC;
   constexpr bool MIN = W::MIN;
@@ -108,10 +108,11 @@ __global__ void __launch_bounds__(kGemmThreads) gemm_kernel(const GemmArgs p) {
 
   const int tid = threadIdx.x;
   const int64_t m0 = int64_t(blockIdx.y) * kGemmBM, n0 = int64_t(blockIdx.x) * kGemmBN;
-  // Expert-grouped MoE (moe_count set): grid z is the expert, whose weights start
-  // expert_bytes further on; its rows are the slots listed for it (moe.cu), activation row
-  // = slot / top_k, output row = slot. Otherwise grid z is the split.
-  const bool moe = p.moe_count != nullptr;
+  // Expert-grouped MoE (Moe, moe.cuh): grid z is the expert, whose weights start
+  // expert_bytes further on; its rows are the slots listed for it, activation row
+  // = slot / top_k, output row = slot. Otherwise grid z is the split. A template parameter,
+  // so the dense GEMM carries none of the list loads.
+  constexpr bool moe = Moe;
   GemmArgs a = p;
   int64_t rows = p.m;
   const int32_t* list = nullptr;
