@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <string>
 
 #include "backends/backend.hpp"
 #include "fixtures/tinymodel/tinymodel.hpp"
@@ -26,15 +27,29 @@ ProbeReport bifurcation_probe(BackendId backend, int steps) {
   }
   tiny::Config cfg;
   if (const char* e = std::getenv("QGATE_TINY_SEED")) cfg.seed = std::strtoull(e, nullptr, 0);
+  // QGATE_TINY_EXPERTS=E:K: mixture-of-experts feed-forward layers (E experts, top K routed).
+  if (const char* e = std::getenv("QGATE_TINY_EXPERTS")) {
+    int ne = 0, nk = 0;
+    if (std::sscanf(e, "%d:%d", &ne, &nk) != 2 || ne < 1 || ne > 64 || nk < 1 || nk > ne || nk > 8) {
+      r.pass = false;
+      r.summary = std::string("QGATE_TINY_EXPERTS='") + e + "': expected E:K with 1 <= K <= min(E, 8), E <= 64";
+      return r;
+    }
+    cfg.n_expert = ne, cfg.expert_top_k = nk;
+  }
   const tiny::Model m = tiny::make_model(cfg);
   const std::vector<int> prompt = {1, 17, 256, 42};
   const tiny::Path oracle = tiny::run_oracle(m, prompt, steps);
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "tiny model seed 0x%llx: %d layers, d_model %d, %d/%d heads (GQA) x %d, d_ff %d, vocab %d, q8_0 + q4_K; "
-                "prompt of %zu tokens, %d greedy tokens",
+                "%sprompt of %zu tokens, %d greedy tokens",
                 static_cast<unsigned long long>(cfg.seed), cfg.n_layer, cfg.d_model, cfg.n_head, cfg.n_head_kv,
-                cfg.head_dim, cfg.d_ff, cfg.vocab, prompt.size(), steps);
+                cfg.head_dim, cfg.d_ff, cfg.vocab,
+                cfg.n_expert ? ("MoE " + std::to_string(cfg.n_expert) + " experts of d_ff/2, top " +
+                                std::to_string(cfg.expert_top_k) + " routed; ").c_str()
+                             : "",
+                prompt.size(), steps);
   r.summary = buf;
   // The closest call along the oracle's own path: where a correct kernel may flip.
   double closest = INFINITY;
