@@ -95,6 +95,20 @@ void ru32u_run8(uint off, out uint v[8]) {
     lo = hi;
   }
 }
+// The same from a 16-byte-aligned offset. A shader that also binds its weights as 16-byte
+// quads (QGATE_W4: `w4`, the same buffer) reads two quads: word loads, each invocation at
+// its own block, fetch the same 32-byte sector once per word, and on the H200 the int8
+// mat-vec was bound by those repeated fetches (q4_K 33% -> 42% of the stream). For
+// unaligned runs, picking the words out of three quads cost more than it saved (q6_K,
+// q8_0, q4_0 measured slower), so those keep ru32u_run8.
+void ru32a_run8(uint off, out uint v[8]) {
+#ifdef QGATE_W4
+  uvec4 a = w4[off >> 4], b = w4[(off >> 4) + 1u];
+  v = uint[8](a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w);
+#else
+  for (uint j = 0u; j < 8u; ++j) v[j] = w[(off >> 2) + j];
+#endif
+}
 
 // x * 2^e in two steps whose factors are normal f32 (|e| <= 254): exact where the result
 // is representable, one rounding (or a flush, on a flushing device) where it is not.

@@ -206,11 +206,16 @@ float msub(uint b, uint j) { return rf16(b + 2u) * float(k4_scale(b, j, 1u)); }
 // twelve packed scale bytes in the next three.
 #define WSCALES_FAST
 void dmsub_fast(uint b, uint j, out float d, out float m) {
-  uint a = b >> 2, sh = 8u * (j & 3u);
-  uint b0 = (w[a + 1u] >> sh) & 255u, b1 = (w[a + 2u] >> sh) & 255u, b2 = (w[a + 3u] >> sh) & 255u;
+#ifdef QGATE_W4
+  uvec4 h = w4[b >> 4];  // one 16-byte load
+#else
+  uvec4 h = uvec4(w[b >> 2], w[(b >> 2) + 1u], w[(b >> 2) + 2u], w[(b >> 2) + 3u]);
+#endif
+  uint sh = 8u * (j & 3u);
+  uint b0 = (h.y >> sh) & 255u, b1 = (h.z >> sh) & 255u, b2 = (h.w >> sh) & 255u;
   uint sc = j < 4u ? (b0 & 63u) : ((b2 & 15u) | ((b0 >> 6u) << 4u));
   uint mn = j < 4u ? (b1 & 63u) : ((b2 >> 4u) | ((b1 >> 6u) << 4u));
-  vec2 dm = unpackHalf2x16(w[a]);
+  vec2 dm = unpackHalf2x16(h.x);
   d = dm.x * float(sc);
   m = dm.y * float(mn);
 }
@@ -224,6 +229,21 @@ uint wpack4(uint b, uint i) {  // blocks of 144 / 176 bytes: words stay aligned
   v |= ((w[(b + 16u + l) >> 2] >> (i >> 5u)) & 0x01010101u) << 4u;
 #endif
   return v;
+}
+#define WPACK8_FAST  // a chunk: 32 code bytes (and q5_K's 32 high-bit bytes), 16-aligned
+void wpack8(uint b, uint i0, out uint v[8]) {
+  uint lo[8], sh = 4u * ((i0 >> 5u) & 1u);
+  ru32a_run8(b + QS + 32u * (i0 >> 6u), lo);
+#if defined(FMT_q5_K)
+  uint hi[8];
+  ru32a_run8(b + 16u, hi);
+#endif
+  for (uint j = 0u; j < 8u; ++j) {
+    v[j] = (lo[j] >> sh) & 0x0F0F0F0Fu;
+#if defined(FMT_q5_K)
+    v[j] |= ((hi[j] >> (i0 >> 5u)) & 0x01010101u) << 4u;
+#endif
+  }
 }
 
 #elif defined(FMT_q6_K)

@@ -19,6 +19,8 @@
 #extension GL_EXT_control_flow_attributes : require
 layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer W { uint w[]; };
+layout(std430, binding = 0) readonly buffer W4 { uvec4 w4[]; };  // the same weights, 16 bytes a load
+#define QGATE_W4
 layout(std430, binding = 1) readonly buffer A { uvec4 aq4[]; };
 layout(std430, binding = 2) readonly buffer AD { uint ad[]; };
 layout(std430, binding = 3) readonly buffer AS { int as16[]; };
