@@ -168,25 +168,6 @@ std::string cuda_rows(const Options& o, std::vector<Row>& rows) {
   return "";
 }
 
-void print_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> w;
-  for (const auto& r : rows)
-    for (size_t c = 0; c < r.size(); ++c) {
-      if (w.size() <= c) w.resize(c + 1, 0);
-      w[c] = std::max(w[c], r[c].size());
-    }
-  for (const auto& r : rows) {
-    std::string line;
-    for (size_t c = 0; c < r.size(); ++c) {
-      const bool left = c < 3 || c + 1 == r.size();
-      const std::string pad(w[c] - r[c].size(), ' ');
-      line += left ? r[c] + (c + 1 < r.size() ? pad : "") : pad + r[c];
-      if (c + 1 < r.size()) line += "  ";
-    }
-    std::cout << line << '\n';
-  }
-}
-
 std::string num(const Row& r, const char* k) {
   auto it = r.m.find(k);
   return it == r.m.end() ? "-" : std::to_string(it->second);
@@ -273,9 +254,9 @@ void run_census(Options o) {
                      num(r, "addr64"), num(r, "exec_branches"), num(r, "saveexec"), status});
     }
     std::cout << "AMD code objects (" << o.objects << "):\n";
-    print_table(t);
+    print_table(t, 3);
     std::cout << "\nCUDA sm_90 (ptxas -v, " << o.cuda_reports << "):\n";
-    if (cuda_skip.empty()) print_table(c);
+    if (cuda_skip.empty()) print_table(c, 3);
     else std::cout << "skipped: " << cuda_skip << '\n';
     size_t waivers = 0;
     for (const Row& r : rows)

@@ -64,24 +64,6 @@ std::string no_kernels(const Availability& a) {
 
 // ---- text ----
 
-// Columns sized to their widest cell; the last column is not padded.
-void print_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> w;
-  for (const auto& r : rows)
-    for (size_t c = 0; c < r.size(); ++c) {
-      if (w.size() <= c) w.resize(c + 1, 0);
-      w[c] = std::max(w[c], r[c].size());
-    }
-  for (const auto& r : rows) {
-    std::string line;
-    for (size_t c = 0; c < r.size(); ++c) {
-      line += r[c];
-      if (c + 1 < r.size()) line += std::string(w[c] - r[c].size() + 2, ' ');
-    }
-    std::cout << line << '\n';
-  }
-}
-
 void text_formats() {
   std::vector<std::vector<std::string>> rows{{"FORMAT", "GGML", "ELEMS", "BYTES", "BPW", "SOURCE"}};
   for (const FormatInfo* f : all_formats())
@@ -217,6 +199,27 @@ void run_list(const ListOptions& o) {
 }
 
 }  // namespace
+
+// Columns sized to their widest cell, two spaces apart; columns from left_cols on, except
+// the last, are right-aligned (numbers); the last column is not padded.
+void print_table(const std::vector<std::vector<std::string>>& rows, size_t left_cols) {
+  std::vector<size_t> w;
+  for (const auto& r : rows)
+    for (size_t c = 0; c < r.size(); ++c) {
+      if (w.size() <= c) w.resize(c + 1, 0);
+      w[c] = std::max(w[c], r[c].size());
+    }
+  for (const auto& r : rows) {
+    std::string line;
+    for (size_t c = 0; c < r.size(); ++c) {
+      const bool last = c + 1 == r.size();
+      const std::string pad(w[c] - r[c].size(), ' ');
+      line += c < left_cols || last ? r[c] + (last ? "" : pad) : pad + r[c];
+      if (!last) line += "  ";
+    }
+    std::cout << line << '\n';
+  }
+}
 
 void add_list(CLI::App& app) {
   auto opt = std::make_shared<ListOptions>();

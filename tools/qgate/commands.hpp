@@ -3,7 +3,9 @@
 // callback that does the work. Callbacks report failure by throwing Failure; main() prints
 // it as "qgate: <message>" and exits with its code.
 #pragma once
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -27,6 +29,9 @@ void add_bench(CLI::App& app);
 void add_probe(CLI::App& app);
 void add_gguf(CLI::App& app);
 void add_census(CLI::App& app);
+// A text table (cmd_list.cpp): columns sized to their widest cell; columns from left_cols
+// on, except the last, right-aligned.
+void print_table(const std::vector<std::vector<std::string>>& rows, size_t left_cols = SIZE_MAX);
 // qgate bench --backend vulkan (cmd_bench_vulkan.cpp).
 void run_bench_vulkan(const std::string& formats, const std::string& shapes, int reps, double cache_mib);
 // qgate bench --backend cuda (cmd_bench_cuda.cpp).
