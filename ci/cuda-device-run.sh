@@ -6,9 +6,9 @@ cd "$(dirname "$0")/.."
 mkdir -p /work; [ -e /work/h-cuda-src ] || ln -s "$PWD" /work/h-cuda-src   # the build's compiled-in paths
 o=/tmp/cuda-out; rm -rf "$o"; mkdir -p "$o"
 touch /tmp/cuda-start
-export LD_LIBRARY_PATH="$PWD/build-cuda-device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$PWD/${CUDA_DEVICE_DIR:-build-cuda-device}/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 for m in ${CASE_MUTANTS:-}; do
-  timeout 60 build-cuda-device/qgate-mutants mutants --only "$m" --write-cases regression/cases > "$o/write_cases_$m.txt" 2>&1
+  timeout 60 ${CUDA_DEVICE_DIR:-build-cuda-device}/qgate-mutants mutants --only "$m" --write-cases regression/cases > "$o/write_cases_$m.txt" 2>&1
 done
 OUT=$o STEPS="${STEPS:-quant mma props mutants}" SHARDS=14 timeout ${MAIN_S:-150} ci/cuda.sh > "$OUT/main.txt" 2>&1; echo "main rc=$?" >> "$OUT/main.txt"
 cat "$o"/write_cases_*.txt >> "$OUT/main.txt" 2>/dev/null

@@ -11,7 +11,7 @@
 # Without a CUDA device the tests report SKIPPED with the reason (and exit 0).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-d=build-cuda-device
+d=${CUDA_DEVICE_DIR:-build-cuda-device}  # another folder (build-<name>-device) for parallel packs
 if [ "${1:-}" = "--pack" ]; then
   b=${2:?usage: ci/cuda.sh --pack BUILD_DIR}
   rm -rf "$d" && mkdir -p "$d/lib"

@@ -6,12 +6,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--pack" ]; then  # here: stripped copies of what the run needs
-  rm -rf build-device && mkdir -p build-device
-  for b in tools/qgate/qgate tools/qgate/qgate-mutants properties/qgate_property_tests_vulkan \
+  d=${VK_DEVICE_DIR:-build-device}; b=${VK_BUILD_DIR:-build/cpu}
+  rm -rf "$d" && mkdir -p "$d"
+  for t in tools/qgate/qgate tools/qgate/qgate-mutants properties/qgate_property_tests_vulkan \
            properties/qgate_mutant_tests_vulkan; do
-    strip -o "build-device/$(basename "$b")" "build/cpu/$b"
+    strip -o "$d/$(basename "$t")" "$b/$t"
   done
-  du -sh build-device
+  du -sh "$d"
   exit 0
 fi
 out="${OUT:-device-out}"
@@ -19,7 +20,7 @@ mkdir -p "$out"
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
 export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
-d=build-device
+d=${VK_DEVICE_DIR:-build-device}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 "$d/qgate" list --backends 2>&1 | head -6 | tee "$out/list.txt"
 status=0
