@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "backends/cuda/cuda_runtime.hpp"
@@ -89,6 +90,12 @@ std::string time_kernel(const KernelInfo& k, int64_t m, int64_t n, int64_t kk, i
   for (size_t i = 0; i < w.size(); ++i) {
     if (auto e = w[i].alloc(weight_bytes); !e.empty()) return e;
     fill_bytes(w[i].ptr(), weight_bytes, uint32_t(i * 77 + 1), c.rt->stream());
+    if (format_info(k.format).tensor_level()) {  // gptq: a valid header (group 128) over the random arrays
+      uint32_t h[8] = {0, 0, uint32_t(kk), uint32_t(n), 128, 0, 0, 0};
+      std::memcpy(h, gptq::kMagic, 8);
+      if (auto e = c.rt->sync("fill"); !e.empty()) return e;
+      if (auto e = w[i].upload(h, sizeof h); !e.empty()) return e;
+    }
   }
   cu::DeviceBuffer xq, y, part;
   if (auto e = quantized_acts(k.prec.act, m, kk, xq, *c.rt); !e.empty()) return e;

@@ -90,7 +90,11 @@ using MoeGemmLaunch = void (*)(const GemmArgs& a, int experts, const int32_t* id
   void moe_matvec_##fmt(const uint8_t*, const uint8_t*, const int32_t*, float*, int64_t, int64_t, int, int, int, \
                         const IqTables&, void*);                                                           \
   void moe_gemm_##fmt(const GemmArgs&, int, const int32_t*, int32_t*, int32_t*, void*);
+#define QGATE_CUDA_GPTQ(fmt, act)                                                                    \
+  void dequant_##fmt(const uint8_t*, int64_t, int64_t, void*, OutType, const IqTables&, void*);         \
+  void matvec_##fmt(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t, const IqTables&, void*);
 #include "kernels/cuda/kernels.inc"
+#undef QGATE_CUDA_GPTQ
 #undef QGATE_CUDA_FORMAT
 #undef QGATE_CUDA_DEQUANT_FORMAT
 #undef QGATE_CUDA_GEMM

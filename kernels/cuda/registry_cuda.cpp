@@ -68,6 +68,25 @@ void add_moe(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Co
   v.push_back(g);
 }
 
+// GPTQ (matvec_gptq.cu): dequant exact as the block formats'; the W4A8 mat-vec runs one
+// thread per output over every 32-element chunk in order (the GEMM's arithmetic and depth).
+void add_gptq(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& dq, const cuk::Code& code) {
+  const std::string fmt(format_info(f).name);
+  for (OutType o : {OutType::f32, OutType::f16, OutType::bf16}) {
+    KernelInfo d{"dequant_" + fmt + "_" + std::string(out_name(o)) + "_cuda", Op::dequant, BackendId::cuda, f,
+                 Precision{ActQuant::none, 23, nullptr, o}, Tile{1, 8, 8}};
+    d.launch = cuk::launch_dequant;
+    d.device_code = &dq;
+    v.push_back(d);
+  }
+  KernelInfo mv{"matmul_" + fmt + "_" + std::string(act_name(act)) + "_cuda", Op::matmul, BackendId::cuda, f,
+                Precision{act, 23, gemm_depth, OutType::f32}, Tile{1, 8, 32}, cuk::kMatvecRows};
+  mv.launch = cuk::launch_matvec;
+  mv.device_code = &code;
+  mv.accepts = cpu::gptq_q8_accepts;  // contiguous groups, a multiple of 32
+  v.push_back(mv);
+}
+
 }  // namespace
 
 void add_cuda_kernels(std::vector<KernelInfo>& v) {
@@ -96,7 +115,14 @@ void add_cuda_kernels(std::vector<KernelInfo>& v) {
     gm.moe_gemm = cuk::moe_gemm_##fmt;                                                           \
     add_moe(v, FormatId::fmt, ActQuant::act, mv, gm);                                            \
   }
+#define QGATE_CUDA_GPTQ(fmt, act)                                                                \
+  {                                                                                              \
+    static const cuk::Code dq{cuk::dequant_##fmt, nullptr, 8};    /* k: a multiple of 8 */      \
+    static const cuk::Code mv{nullptr, cuk::matvec_##fmt, 32};    /* q8_1: of 32 */             \
+    add_gptq(v, FormatId::fmt, ActQuant::act, dq, mv);                                           \
+  }
 #include "kernels/cuda/kernels.inc"
+#undef QGATE_CUDA_GPTQ
 #undef QGATE_CUDA_FORMAT
 #undef QGATE_CUDA_DEQUANT_FORMAT
 #undef QGATE_CUDA_GEMM

@@ -239,6 +239,17 @@ __device__ __forceinline__ unsigned short qg_float_to_bf16_bits(float v) {
 // Width of the hardware SIMD group (the target trait). Never assumed by correctness-bearing
 // logic here.
 __device__ __forceinline__ int qg_warp_size() { return QG_AMD_WAVE; }
+// IEEE binary16 bits -> float (exact).
+__device__ __forceinline__ float qg_f16_bits_to_float(unsigned short h) { return __half2float(__ushort_as_half(h)); }
+// Byte select (CUDA __byte_perm without the sign-replicate mode): byte i of the result is
+// byte (s >> 4i) & 7 of the 8-byte value {y:x}.
+__device__ __forceinline__ unsigned qg_byte_perm(unsigned x, unsigned y, unsigned s) {
+  const unsigned long long v = (static_cast<unsigned long long>(y) << 32) | x;
+  unsigned r = 0;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) r |= static_cast<unsigned>((v >> (8 * ((s >> (4 * i)) & 7))) & 0xFFu) << (8 * i);
+  return r;
+}
 #endif
 #else
 #if defined(__CUDACC__) || defined(__HIPCC__)
@@ -260,6 +271,11 @@ __device__ __forceinline__ unsigned short qg_float_to_bf16_bits(float v) {
 // Width of the hardware SIMD group (32 on NVIDIA, 32 or 64 on AMD). Never assumed by
 // correctness-bearing logic here.
 __device__ __forceinline__ int qg_warp_size() { return warpSize; }
+// IEEE binary16 bits -> float (exact).
+__device__ __forceinline__ float qg_f16_bits_to_float(unsigned short h) { return __half2float(__ushort_as_half(h)); }
+// Byte select: byte i of the result is byte (s >> 4i) & 7 of the 8-byte value {y:x}
+// (selector nibbles 0..7 only: the sign-replicate mode is not used).
+__device__ __forceinline__ unsigned qg_byte_perm(unsigned x, unsigned y, unsigned s) { return __byte_perm(x, y, s); }
 #endif
 #endif
 
