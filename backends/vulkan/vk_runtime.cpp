@@ -346,7 +346,7 @@ struct Recording {
   uint32_t query_count = 0;
 };
 
-std::string Runtime::record(std::span<const Dispatch> steps, Recording*& out, bool timed) {
+std::string Runtime::record(std::span<const Dispatch> steps, Recording*& out, Timing timing) {
   Impl& I = *impl_;
   std::lock_guard<std::mutex> lock(I.mu);
   auto rec = std::make_unique<Recording>();
@@ -358,11 +358,12 @@ std::string Runtime::record(std::span<const Dispatch> steps, Recording*& out, bo
   VkCommandBufferBeginInfo cbi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   vkBeginCommandBuffer(rec->cb, &cbi);
   std::string err;
-  if (timed) {
+  const bool chained = timing != Timing::independent;
+  if (timing != Timing::none) {
     if (I.timestamp_ns == 0) err = "the device's compute queue has no timestamps";
     VkQueryPoolCreateInfo qpi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     qpi.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    qpi.queryCount = static_cast<uint32_t>(steps.size() + 1);
+    qpi.queryCount = chained ? static_cast<uint32_t>(steps.size() + 1) : 2u;
     if (err.empty() && vkCreateQueryPool(I.device, &qpi, nullptr, &rec->queries) == VK_SUCCESS) {
       rec->query_count = qpi.queryCount;
       vkCmdResetQueryPool(rec->cb, rec->queries, 0, qpi.queryCount);
@@ -398,7 +399,7 @@ std::string Runtime::record(std::span<const Dispatch> steps, Recording*& out, bo
                nullptr, &bi[i], nullptr};
     }
     vkUpdateDescriptorSets(I.device, s.bindings, wr.data(), 0, nullptr);
-    if (n > 0) {  // each dispatch sees the previous one's writes
+    if (n > 0 && chained) {  // each dispatch sees the previous one's writes
       VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
       mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
       mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
@@ -409,8 +410,11 @@ std::string Runtime::record(std::span<const Dispatch> steps, Recording*& out, bo
     vkCmdBindDescriptorSets(rec->cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &set, 0, nullptr);
     if (s.push_bytes) vkCmdPushConstants(rec->cb, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, s.push_bytes, d.push.data());
     vkCmdDispatch(rec->cb, d.gx, d.gy, d.gz);
-    if (rec->queries) vkCmdWriteTimestamp(rec->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, rec->queries, static_cast<uint32_t>(n + 1));
+    if (rec->queries && chained)
+      vkCmdWriteTimestamp(rec->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, rec->queries, static_cast<uint32_t>(n + 1));
   }
+  if (rec->queries && !chained && err.empty())
+    vkCmdWriteTimestamp(rec->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, rec->queries, 1u);
   vkEndCommandBuffer(rec->cb);
   out = rec.release();  // the caller releases it, also after an error
   return err;

@@ -69,7 +69,14 @@ class Runtime {
   // command buffer bakes them. Submit waits; release frees (also after an error).
   // timed: a timestamp after each dispatch (and one before the first), read back by
   // timestamps() after submit: the device time of each dispatch in ns.
-  std::string record(std::span<const Dispatch> steps, Recording*& out, bool timed = false);
+  // Timing::independent (benchmarks of dispatches that do not read each other's output):
+  // no barriers between the dispatches and two timestamps, before the first and after the
+  // last; timestamps() then gives one value, the time of the whole chain.
+  enum class Timing { none, each, independent };
+  std::string record(std::span<const Dispatch> steps, Recording*& out, Timing timing);
+  std::string record(std::span<const Dispatch> steps, Recording*& out, bool timed = false) {
+    return record(steps, out, timed ? Timing::each : Timing::none);
+  }
   std::string submit(Recording* rec);
   std::string timestamps(Recording* rec, std::vector<double>& ns_per_dispatch);
   // The compiler's statistics of the shader's pipeline (VK_KHR_pipeline_executable_properties:

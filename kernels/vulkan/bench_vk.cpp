@@ -6,12 +6,15 @@
 #include <deque>
 #include <vector>
 
+#include "backends/guarded.hpp"
 #include "backends/vulkan/vk_runtime.hpp"
 #include "kernels/vulkan/vk_code.hpp"
 
 extern const qgate::vk::Shader qgate_vk_stream_read_all;
 
 namespace qgate::vkk {
+const char* matvec(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
+const char* matvec_q8(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
 namespace {
 
 // Device-local buffers released with the scope.
@@ -39,9 +42,13 @@ std::vector<uint8_t> push_words(std::initializer_list<uint32_t> v) {
 // the host prepared the next case has lowered its clocks, and a few milliseconds of work
 // do not bring them back (measured on the H200: the same kernel 4x slower when timed
 // right after two seconds of host work).
-std::string time_steps(vk::Runtime* rt, const std::vector<vk::Dispatch>& steps, size_t warm, BenchTiming& out) {
+// independent: no barriers, one interval over the whole chain (warm-up included, after
+// the 300 ms of resubmission), divided by the number of dispatches.
+std::string time_steps(vk::Runtime* rt, const std::vector<vk::Dispatch>& steps, size_t warm, BenchTiming& out,
+                       bool independent = false) {
   vk::Recording* rec = nullptr;
-  std::string err = rt->record(steps, rec, true);
+  std::string err =
+      rt->record(steps, rec, independent ? vk::Runtime::Timing::independent : vk::Runtime::Timing::each);
   const auto t0 = std::chrono::steady_clock::now();
   while (err.empty() && std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(300)) err = rt->submit(rec);
   if (err.empty()) err = rt->submit(rec);
@@ -49,6 +56,12 @@ std::string time_steps(vk::Runtime* rt, const std::vector<vk::Dispatch>& steps, 
   if (err.empty()) err = rt->timestamps(rec, ns);
   rt->release(rec);
   if (!err.empty()) return err;
+  if (independent) {
+    if (ns.size() != 1 || steps.empty()) return "no timed chain";
+    out.median_ns = out.min_ns = ns[0] / static_cast<double>(steps.size());
+    out.samples = static_cast<int>(steps.size());
+    return {};
+  }
   ns.erase(ns.begin(), ns.begin() + static_cast<std::ptrdiff_t>(std::min(warm, ns.size())));
   if (ns.empty()) return "no timed dispatch";
   std::sort(ns.begin(), ns.end());
@@ -60,16 +73,18 @@ std::string time_steps(vk::Runtime* rt, const std::vector<vk::Dispatch>& steps, 
 
 }  // namespace
 
-std::string bench_stream(size_t bytes, int reps, BenchTiming& out, int copies) {
+std::string bench_stream(size_t bytes, int reps, BenchTiming& out, int copies, bool independent) {
   std::string why;
   vk::Runtime* rt = vk::Runtime::instance(why);
   if (!rt) return "vulkan unavailable: " + why;
   if (copies < 1 || copies * (reps + 1) > 1000) return "bench: copies x (reps + 1) must be 1..1000 (descriptor sets)";
   Pool pool(rt);
   std::vector<vk::Buffer*> src;
+  const std::vector<uint8_t> fill(bytes, 0x5A);  // written once: never-written memory read unstably
   for (int c = 0; c < copies; ++c) {
     src.push_back(pool.make(bytes));
     if (!src.back()) return "device allocation failed";
+    if (std::string e = rt->upload(*src.back(), fill.data(), bytes); !e.empty()) return e;
   }
   vk::Buffer* sink = pool.make(1024);
   if (!sink) return "device allocation failed";
@@ -77,15 +92,21 @@ std::string bench_stream(size_t bytes, int reps, BenchTiming& out, int copies) {
   for (int r = 0; r <= reps; ++r)
     for (vk::Buffer* b : src)
       steps.push_back({&qgate_vk_stream_read_all, {b, sink}, push_words({static_cast<uint32_t>(bytes / 16)}), 8192, 1, 1});
-  return time_steps(rt, steps, static_cast<size_t>(copies), out);
+  return time_steps(rt, steps, static_cast<size_t>(copies), out, independent);
+}
+
+const char* bench_unsupported(const KernelInfo& k) {
+  if (k.backend != BackendId::vulkan || k.op != Op::matmul || k.max_m == 0) return "not a Vulkan mat-vec";
+  if (k.launch != matvec && k.launch != matvec_q8) return "the bench drives matvec.comp and matvec_q8.comp only";
+  return nullptr;
 }
 
 std::string bench_matvec(const KernelInfo& k, const QTensor& w, const float* x, int copies, int reps,
-                         BenchTiming& out) {
+                         BenchTiming& out, bool independent) {
   std::string why;
   vk::Runtime* rt = vk::Runtime::instance(why);
   if (!rt) return "vulkan unavailable: " + why;
-  if (k.backend != BackendId::vulkan || k.op != Op::matmul || k.max_m == 0) return k.name + " is not a Vulkan mat-vec";
+  if (const char* why_not = bench_unsupported(k)) return k.name + ": " + why_not;
   const Code& code = *static_cast<const Code*>(k.device_code);
   if (copies < 1 || copies * (reps + 1) > 1000) return "bench: copies x (reps + 1) must be 1..1000 (descriptor sets)";
   Pool pool(rt);
@@ -126,7 +147,7 @@ std::string bench_matvec(const KernelInfo& k, const QTensor& w, const float* x, 
     if (std::string e = rt->dispatch(rt->pick(code.quant), qb, &blocks, blocks); !e.empty()) return e;
     binds = {nullptr, ab, adb, asb, ob};
     push = push_words({n, kk, 1u, 0u, 0u});
-    groups = (n + 1) / 2;
+    groups = static_cast<uint32_t>((n + kMatvecQ8RowsPerGroup - 1) / kMatvecQ8RowsPerGroup);
   }
   if (table) binds.push_back(table);
   if (groups > 65535) return "bench: more than 65535 workgroups";
@@ -137,7 +158,7 @@ std::string bench_matvec(const KernelInfo& k, const QTensor& w, const float* x, 
       steps.push_back({&shader, binds, push, groups, 1, 1});
     }
   out.stats = rt->shader_stats(shader);
-  return time_steps(rt, steps, static_cast<size_t>(copies), out);
+  return time_steps(rt, steps, static_cast<size_t>(copies), out, independent);
 }
 
 }  // namespace qgate::vkk

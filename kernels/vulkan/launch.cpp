@@ -9,6 +9,7 @@
 #include "backends/vulkan/vk_runtime.hpp"
 #include "kernels/kernel.hpp"
 #include "kernels/mutant.hpp"
+#include "kernels/vulkan/launch_util.hpp"
 #include "kernels/vulkan/vk_code.hpp"
 
 #ifdef QGATE_MUTANTS  // mutant build only
@@ -19,26 +20,6 @@ extern const qgate::vk::Shader qgate_vk_mutant_missing_barrier_gemm_q8dot_q4_K;
 
 namespace qgate::vkk {
 namespace {
-
-// 2-D grid for more than 65535 workgroups.
-void grid(uint64_t groups, uint32_t& gx, uint32_t& gy) {
-  gx = static_cast<uint32_t>(std::min<uint64_t>(groups, 65535));
-  gy = static_cast<uint32_t>((groups + gx - 1) / (gx ? gx : 1));
-  if (gx == 0) gx = gy = 1;
-}
-
-thread_local std::string g_err;
-const char* fail(std::string msg) {
-  g_err = std::move(msg);
-  return g_err.c_str();
-}
-
-struct Scoped {
-  vk::Runtime* rt;
-  vk::Buffer b;
-  Scoped(vk::Runtime* r, size_t bytes) : rt(r), b(r->alloc((bytes + 3) / 4 * 4)) {}
-  ~Scoped() { rt->release(b); }
-};
 
 // The codebook of a table format, uploaded as it is; no buffer (and no binding) otherwise.
 struct TableBuffer {
@@ -121,14 +102,8 @@ const char* matvec(const KernelInfo& k, const QTensor& w, const float* x, int64_
   return nullptr;
 }
 
-namespace {
-
-// The int8 path: quantize the activations on the device (quant_act.comp), then run the
-// kernel's dispatches, all in one command buffer; the guarded output region is mirrored.
-// `dispatches` gets the kernel's buffers and appends its dispatches.
-template <class AddDispatches>
 const char* run_q8(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out,
-                   const vk::Shader* shader, size_t out_slack, AddDispatches&& dispatches) {
+                   const vk::Shader* shader, size_t out_slack, const AddDispatches& dispatches) {
   std::string why;
   vk::Runtime* rt = vk::Runtime::instance(why);
   if (!rt) return fail("vulkan unavailable: " + why);
@@ -164,6 +139,8 @@ const char* run_q8(const KernelInfo& k, const QTensor& w, const float* x, int64_
   return nullptr;
 }
 
+namespace {
+
 template <class T>
 std::vector<uint8_t> push_bytes(std::initializer_list<T> v) {
   std::vector<uint8_t> p(v.size() * sizeof(T));
@@ -188,7 +165,7 @@ const char* matvec_q8(const KernelInfo& k, const QTensor& w, const float* x, int
       d.push = push_bytes<uint32_t>({static_cast<uint32_t>(w.n), static_cast<uint32_t>(w.k),
                                      static_cast<uint32_t>(std::min(kRows, m - m0)),
                                      static_cast<uint32_t>(out.redzone() / 4 + m0 * w.n), static_cast<uint32_t>(m0)});
-      grid(static_cast<uint64_t>((w.n + 1) / 2), d.gx, d.gy);  // two weight rows per workgroup
+      grid(static_cast<uint64_t>((w.n + kMatvecQ8RowsPerGroup - 1) / kMatvecQ8RowsPerGroup), d.gx, d.gy);
       steps.push_back(std::move(d));
     }
   });

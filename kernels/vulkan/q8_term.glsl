@@ -13,6 +13,7 @@ struct WScales {
   int e;  // DSUB_EXP formats: the scale's exponent
 };
 
+#ifndef QGATE_OWN_WSCALES  // a shader that forms the scales itself (gptq.comp)
 WScales w_scales(uint b, uint i0) {
   WScales s;
   s.e = 0;
@@ -36,6 +37,7 @@ WScales w_scales(uint b, uint i0) {
 #endif
   return s;
 }
+#endif
 
 // x * 2^e for any |e| (steps of at most 2^+-120, each factor a normal f32): exact where
 // the result is representable; below the normal range it rounds (or flushes) once or twice.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backends/vulkan/vk_runtime.hpp"
+#include "kernels/cpu/gptq.hpp"
 #include "kernels/kernel.hpp"
 #include "kernels/vulkan/vk_code.hpp"
 #include "oracles/formats/iq_tables.hpp"
@@ -24,6 +25,11 @@
 #include "kernels/vulkan/kernels.inc"
 QGATE_VK_PAIR(quant, q8_1)
 QGATE_VK_PAIR(quant, q8_K)
+QGATE_VK_PAIR(dequant_f32, gptq_int4)  // gptq.comp: the tensor-level GPTQ format
+QGATE_VK_PAIR(dequant_f16, gptq_int4)
+QGATE_VK_PAIR(gptq_matvec_f32, gptq_int4)
+QGATE_VK_PAIR(gptq_matvec_q8, gptq_int4)
+QGATE_VK_PAIR(gptq_matvec_q8dot, gptq_int4)
 #undef QGATE_VK_FORMAT
 #undef QGATE_VK_QFORMAT
 #undef QGATE_VK_DEQUANT_FORMAT
@@ -38,12 +44,20 @@ const char* dequant(const KernelInfo&, const QTensor&, const float*, int64_t, Gu
 const char* matvec(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
 const char* matvec_q8(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
 const char* gemm_q8(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
+const char* gptq_dequant(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
+const char* gptq_matvec(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
+const char* gptq_matvec_q8(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
 }  // namespace vkk
 
 namespace {
 int64_t matvec_depth(int64_t k) { return 2 * ((k + 63) / 64) + 7; }
 // matvec_q8.comp: chunks per invocation + 3 (v) + 2 (scaling) + 5 (tree) + 1.
 int64_t matvec_q8_depth(int64_t k) { return (k + 1023) / 1024 + 11; }
+// gptq.comp: a K-slice's packed words in sequence, 8 fmas each, every fma possibly two
+// roundings (16 per 32 elements), + 2 (the four slices added pairwise).
+int64_t gptq_matvec_depth(int64_t k) { return 16 * ((k + 31) / 32) + 2; }
+// gptq.comp -DQ8: a slice's chunks in order + 3 (v) + 2 (scaling) + 2 (slices).
+int64_t gptq_q8_depth(int64_t k) { return (k + 127) / 128 + 7; }
 // gemm_q8.comp: every chunk in sequence + 3 (v) + 2 (scaling) + 1.
 int64_t gemm_q8_depth(int64_t k) { return k / 32 + 6; }
 
@@ -108,6 +122,27 @@ void add_q8(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const vkk::Cod
   add(v, "gemm_" + base(f) + "_" + a + "_vk", Op::matmul, f, pg, Tile{32, 32, qk(f)}, 0, vkk::gemm_q8, c[2], needs_f64);
   add(v, "gemm_" + base(f) + "_" + a + "_vkdot", Op::matmul, f, pg, Tile{32, 32, qk(f)}, 0, vkk::gemm_q8, c[3], needs_int_dot);
 }
+// GPTQ / AutoRound int4 (gptq.comp, gptq_launch.cpp): exact dequant to f32 and f16, the
+// f32-activation mat-vec (any zeros, any g_idx), and the W4A8 mat-vec on q8_1 activations
+// (contiguous groups of a multiple of 32, as the CPU W4A8 kernel), portable and packed-dot.
+void add_gptq(std::vector<KernelInfo>& v) {
+  using vkk::Code;
+  const FormatId f = FormatId::gptq_int4;
+  static const vk::ShaderPair quant{&qgate_vk_quant_q8_1, &qgate_vk_quant_dp_q8_1};
+#define QGATE_VK_GPTQ(variant) vk::ShaderPair{&qgate_vk_##variant##_gptq_int4, &qgate_vk_##variant##_dp_gptq_int4}
+  static const Code d32{QGATE_VK_GPTQ(dequant_f32), {}}, d16{QGATE_VK_GPTQ(dequant_f16), {}},
+      mv{QGATE_VK_GPTQ(gptq_matvec_f32), {}}, q8{QGATE_VK_GPTQ(gptq_matvec_q8), {}, quant, 32},
+      q8dot{QGATE_VK_GPTQ(gptq_matvec_q8dot), {}, quant, 32};
+#undef QGATE_VK_GPTQ
+  add(v, "dequant_gptq_int4_f32_vk", Op::dequant, f, prec_f32(OutType::f32), Tile{1, 8, 8}, 0, vkk::gptq_dequant, d32);
+  add(v, "dequant_gptq_int4_f16_vk", Op::dequant, f, prec_f32(OutType::f16), Tile{1, 8, 8}, 0, vkk::gptq_dequant, d16);
+  add(v, "matmul_gptq_int4_f32_vk", Op::matmul, f, prec_f32(OutType::f32, gptq_matvec_depth, device_flushes_denormals()),
+      Tile{1, 8, 8}, 8, vkk::gptq_matvec, mv);
+  const Precision pq{ActQuant::q8_1, 23, gptq_q8_depth, OutType::f32, device_flushes_denormals()};
+  add(v, "matmul_gptq_int4_q8_1_vk", Op::matmul, f, pq, Tile{1, 8, 32}, 8, vkk::gptq_matvec_q8, q8, needs_f64);
+  add(v, "matmul_gptq_int4_q8_1_vkdot", Op::matmul, f, pq, Tile{1, 8, 32}, 8, vkk::gptq_matvec_q8, q8dot, needs_int_dot);
+  v[v.size() - 2].accepts = v.back().accepts = cpu::gptq_q8_accepts;  // contiguous groups, a multiple of 32
+}
 }  // namespace
 
 void add_vulkan_kernels(std::vector<KernelInfo>& v) {
@@ -148,6 +183,7 @@ void add_vulkan_kernels(std::vector<KernelInfo>& v) {
 #undef QGATE_VK_DEQUANT
 #undef QGATE_VK_MATVEC
 #undef QGATE_VK_Q8
+  add_gptq(v);
 }
 
 }  // namespace qgate

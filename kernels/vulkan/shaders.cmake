@@ -60,10 +60,17 @@ foreach(line ${vk_lines})
     qgate_vk_shader_pair(gemm_q8.comp ${fmt} gemm_q8dot "-DACT_${act};-DQGATE_INT_DOT" ${nq} 16)
   endif()
 endforeach()
+# GPTQ / AutoRound int4, a tensor-level format (no kernels.inc line): gptq.comp.
+qgate_vk_shader_pair(gptq.comp gptq_int4 dequant_f32 "-DDEQUANT" 2 44)
+qgate_vk_shader_pair(gptq.comp gptq_int4 dequant_f16 "-DDEQUANT;-DOUT_F16" 2 44)
+qgate_vk_shader_pair(gptq.comp gptq_int4 gptq_matvec_f32 "" 3 44)
+qgate_vk_shader_pair(gptq.comp gptq_int4 gptq_matvec_q8 "-DQ8;-DACT_Q8_1" 5 44)
+qgate_vk_shader_pair(gptq.comp gptq_int4 gptq_matvec_q8dot "-DQ8;-DACT_Q8_1;-DQGATE_INT_DOT" 5 44)
 # The benchmarks' bandwidth ceiling (kernels/vulkan/bench_vk.cpp).
 qgate_vk_shader(stream_read.comp all stream_read "" 2 4)
 # Mutant shaders: planted defects, linked only into the mutant build of the kernels.
 qgate_vk_shader(matvec.comp q4_0 mutant_crossed_lanes_matvec_f32 "-DMUTANT_crossed_lanes" 3 16)
 qgate_vk_shader(matvec.comp q6_K mutant_rows_past_m_matvec_f32 "-DMUTANT_rows_past_m" 3 16)
 qgate_vk_shader(gemm_q8.comp q4_K mutant_missing_barrier_gemm_q8dot "-DACT_Q8_K;-DQGATE_INT_DOT;-DMUTANT_missing_barrier" 5 16)
+qgate_vk_shader(gptq.comp gptq_int4 mutant_stored_zero_gptq_matvec_f32 "-DMUTANT_stored_zero" 3 44)
 set(QGATE_VK_SHADER_SOURCES ${vk_shader_sources})

@@ -5,11 +5,16 @@
 // the int8 path, the activation quantizer the launch runs before the kernel.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 #include "backends/vulkan/vk_runtime.hpp"
 
 namespace qgate::vkk {
+
+// matvec_q8.comp's weight rows per workgroup (ROWS_PER_WG there): the grids of its launch
+// and of the bench.
+inline constexpr int64_t kMatvecQ8RowsPerGroup = 4;
 
 struct Code {
   vk::ShaderPair shaders;

@@ -54,7 +54,10 @@ void run_bench_vulkan(const std::string& formats, const std::string& shapes, int
   std::printf("mat-vec M = 1, weights rotated over copies totalling >= %.0f MiB (out of cache), device timestamps, median\n\n",
               cache_mib);
   std::vector<std::string> stats;
-  std::printf("| format | N x K | kernel | weight MB | time (us) | GB/s | %% of stream |\n|---|---|---|---|---|---|---|\n");
+  std::printf("Each dispatch after a barrier (a chain of dependent mat-vecs, each timed alone), and in the last two\n"
+              "columns the same dispatches without barriers (independent mat-vecs, the chain timed as a whole)\n\n");
+  std::printf("| format | N x K | kernel | weight MB | time (us) | GB/s | %% of stream | independent: time (us) | %% of stream |\n"
+              "|---|---|---|---|---|---|---|---|---|\n");
   for (const FormatInfo* f : fmts)
     for (auto [n, k] : nk) {
       CaseSpec s;
@@ -67,30 +70,39 @@ void run_bench_vulkan(const std::string& formats, const std::string& shapes, int
       const int copies = std::clamp(static_cast<int>(cache_mib * 1.048576 / mb) + 1, 2, 1000 / (reps + 1));
       {  // the same read stream over buffers of the weights' size, rotated and timed alike:
          // what launch, ramp-up and drain leave of the ceiling at this size
-        vkk::BenchTiming st;
+        vkk::BenchTiming st, si;
         const size_t sb = (c.w.bytes.size() + 15) / 16 * 16;
         if (std::string e = vkk::bench_stream(sb, reps, st, copies); !e.empty()) throw Failure{"bench: " + e, 1};
-        const double sg = static_cast<double>(sb) / st.median_ns;
-        std::printf("| %s | %lldx%lld | (read stream of the same bytes) | %.1f | %.1f | %.0f | %.0f%% |\n",
+        if (std::string e = vkk::bench_stream(sb, reps, si, copies, true); !e.empty()) throw Failure{"bench: " + e, 1};
+        const double sg = static_cast<double>(sb) / st.median_ns, sgi = static_cast<double>(sb) / si.median_ns;
+        std::printf("| %s | %lldx%lld | (read stream of the same bytes) | %.1f | %.1f | %.0f | %.0f%% | %.1f | %.0f%% |\n",
                     std::string(f->name).c_str(), static_cast<long long>(n), static_cast<long long>(k), mb,
-                    st.median_ns / 1e3, sg, 100.0 * sg / ceiling);
+                    st.median_ns / 1e3, sg, 100.0 * sg / ceiling, si.median_ns / 1e3, 100.0 * sgi / ceiling);
       }
       for (const KernelInfo& kk : all_kernels()) {
         if (kk.backend != BackendId::vulkan || kk.format != f->id || kk.op != Op::matmul || kk.max_m == 0) continue;
+        if (const char* why = vkk::bench_unsupported(kk)) {
+          std::printf("| %s | %lldx%lld | %s | %.1f | not benchmarked: %s | | | | |\n", std::string(f->name).c_str(),
+                      static_cast<long long>(n), static_cast<long long>(k), kk.name.c_str(), mb, why);
+          continue;
+        }
         const Availability ka = probe_kernel(kk);
         if (!ka.available) {
-          std::printf("| %s | %lldx%lld | %s | %.1f | skipped: %s | | |\n", std::string(f->name).c_str(),
+          std::printf("| %s | %lldx%lld | %s | %.1f | skipped: %s | | | | |\n", std::string(f->name).c_str(),
                       static_cast<long long>(n), static_cast<long long>(k), kk.name.c_str(), mb, ka.reason.c_str());
           continue;
         }
-        vkk::BenchTiming t;
+        vkk::BenchTiming t, ti;
         if (std::string e = vkk::bench_matvec(kk, c.w, c.x.data(), copies, reps, t); !e.empty())
           throw Failure{"bench " + kk.name + ": " + e, 1};
+        if (std::string e = vkk::bench_matvec(kk, c.w, c.x.data(), copies, reps, ti, true); !e.empty())
+          throw Failure{"bench " + kk.name + ": " + e, 1};
         const double gbs = static_cast<double>(c.w.bytes.size()) / t.median_ns;
+        const double gbi = static_cast<double>(c.w.bytes.size()) / ti.median_ns;
         if (n == nk.front().first && k == nk.front().second) stats.push_back(kk.name + ": " + t.stats);
-        std::printf("| %s | %lldx%lld | %s | %.1f | %.1f | %.0f | %.0f%% |\n", std::string(f->name).c_str(),
+        std::printf("| %s | %lldx%lld | %s | %.1f | %.1f | %.0f | %.0f%% | %.1f | %.0f%% |\n", std::string(f->name).c_str(),
                     static_cast<long long>(n), static_cast<long long>(k), kk.name.c_str(), mb, t.median_ns / 1e3, gbs,
-                    100.0 * gbs / ceiling);
+                    100.0 * gbs / ceiling, ti.median_ns / 1e3, 100.0 * gbi / ceiling);
         std::fflush(stdout);
       }
     }
