@@ -24,11 +24,11 @@ using MatvecLaunch = void (*)(const uint8_t* w, const uint8_t* xq, float* y, int
 
 // Prefill GEMM (gemm.cuh): y[m][n] = sum_k W[n][k] x'[m][k] on int8 tile products, an
 // output tile of kGemmBM activation rows x kGemmBN weight rows per thread block of
-// kGemmThreads, K in stages of kGemmStage 32-element chunks. Split-K (grid z) when the
-// output has fewer tiles than kGemmSplitTarget: each split sums a contiguous range of
-// split_chunks chunks into its own partial[z][m][n], and one pass adds the partials in
-// split order (so the result does not depend on scheduling).
-inline constexpr int kGemmBM = 64, kGemmBN = 64, kGemmThreads = 128, kGemmStage = 8;
+// kGemmThreads (8 tile groups of 32 x 32), K in stages of kGemmStage 32-element chunks.
+// Split-K (grid z) when the output has fewer tiles than kGemmSplitTarget: each split sums
+// a contiguous range of split_chunks chunks into its own partial[z][m][n], and one pass
+// adds the partials in split order (so the result does not depend on scheduling).
+inline constexpr int kGemmBM = 128, kGemmBN = 64, kGemmThreads = 256, kGemmStage = 4;
 inline constexpr int64_t kGemmSplitTarget = 128, kGemmSplitMinChunks = 6, kGemmMaxSplits = 16;
 
 struct GemmArgs {

@@ -99,6 +99,20 @@ using qg_half = __half;
 using qg_bf16 = __nv_bfloat16;
 #endif
 
+// The second argument of __launch_bounds__ (blocks a multiprocessor should fit): CUDA reads
+// it as a register cap per thread; HIP as waves per SIMD, which on the 64-wide targets caps
+// a 256-thread GEMM block's VGPRs at 256 and makes it spill, so HIP gets 1 (no cap).
+// QG_UNROLL_REGS: a loop unrolled where the register file allows it: on CUDA; one iteration
+// at a time on HIP (the GEMM's chunk loop unrolled needs > 256 VGPRs there, its tile
+// products being the portable shuffle form).
+#if defined(QGATE_HIP) || defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)
+#define QG_MIN_BLOCKS(n) 1
+#define QG_UNROLL_REGS _Pragma("unroll 1")
+#else
+#define QG_MIN_BLOCKS(n) n
+#define QG_UNROLL_REGS _Pragma("unroll")
+#endif
+
 #if defined(QGATE_HIP) || defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)
 #if defined(__HIPCC__) || defined(__HIP__)
 // ---- AMD targets: one trait per target, where AMD needs its own instruction ----
@@ -342,6 +356,16 @@ __device__ __forceinline__ void qg_mma_s8_16x8x16_portable(int (&d)[4], const in
   }
 #pragma unroll
   for (int i = 0; i < 4; ++i) d[i] = s[i];
+}
+
+// f32 fused multiply-add a * b + c with ONE rounding (IEEE fma), whatever the compiler's
+// contraction settings: the GEMM relies on the single rounding for exactness.
+__device__ __forceinline__ float qg_fmaf(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return __builtin_fmaf(a, b, c);
+#endif
 }
 
 __device__ __forceinline__ void qg_mma_s8_16x8x32(int (&d)[4], const int (&a)[4], const int (&b)[2],
