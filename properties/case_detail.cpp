@@ -17,7 +17,7 @@ CaseDetail case_detail(const KernelInfo& k, const Case& c) {
   CaseDetail d;
   Reference ref;
   DecodeError err = k.op == Op::dequant   ? dequant_ref(c.w, k.prec.out, ref)
-                    : k.op == Op::gate_up ? gate_up_ref(c.w, c.x.data(), c.spec.m, k.prec, ref)
+                    : k.op == Op::gate_up ? gate_up_ref(c.w, c.x.data(), c.spec.m, k.prec, ref, k.math)
                                           : matmul_ref(c.w, c.x.data(), c.spec.m, k.prec, ref);
   if (err) {
     d.error = "oracle: " + err.message;

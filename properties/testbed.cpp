@@ -24,7 +24,7 @@ CaseOutcome run_case(const KernelInfo& k, const Case& c, bool check_determinism)
   }
   Reference ref;
   DecodeError err = k.op == Op::dequant   ? dequant_ref(c.w, k.prec.out, ref)
-                    : k.op == Op::gate_up ? gate_up_ref(c.w, c.x.data(), c.spec.m, k.prec, ref)
+                    : k.op == Op::gate_up ? gate_up_ref(c.w, c.x.data(), c.spec.m, k.prec, ref, k.math)
                                           : matmul_ref(c.w, c.x.data(), c.spec.m, k.prec, ref);
   if (err) {
     o.kind = CaseOutcome::Kind::oracle_error;

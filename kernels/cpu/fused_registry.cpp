@@ -7,6 +7,9 @@ namespace qgate {
 #ifdef QGATE_HAVE_VULKAN
 void add_vulkan_fused_kernels(std::vector<KernelInfo>& v);  // kernels/vulkan/fused_launch.cpp
 #endif
+#ifdef QGATE_HAVE_CUDA
+void add_cuda_fused_kernels(std::vector<KernelInfo>& v);  // kernels/cuda/fused_launch.cpp
+#endif
 namespace {
 
 int64_t depth_norm(int64_t n) { return (n + cpu::kNormLanes - 1) / cpu::kNormLanes + 3; }
@@ -27,6 +30,9 @@ std::vector<KernelInfo> build() {
 #undef QGATE_CPU_FUSED
 #ifdef QGATE_HAVE_VULKAN
   add_vulkan_fused_kernels(v);
+#endif
+#ifdef QGATE_HAVE_CUDA
+  add_cuda_fused_kernels(v);
 #endif
   return v;
 }

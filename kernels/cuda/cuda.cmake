@@ -5,15 +5,16 @@
 # No fast math: IEEE division, denormals kept (the activation quantizers are bit-exact to
 # the oracle, the mat-vec declares no flush). sm_90 only (CMAKE_CUDA_ARCHITECTURES).
 file(GLOB qgate_cuda_device_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.cu)
-list(FILTER qgate_cuda_device_sources EXCLUDE REGEX "/mutants\\.cu$")
+list(FILTER qgate_cuda_device_sources EXCLUDE REGEX "/(fused_)?mutants\\.cu$")
 add_library(qgate_cuda_device STATIC ${qgate_cuda_device_sources})
 target_include_directories(qgate_cuda_device PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>)
 target_compile_options(qgate_cuda_device PRIVATE
   $<$<COMPILE_LANGUAGE:CUDA>:--ftz=false --prec-div=true --prec-sqrt=true>)
 target_link_libraries(qgate_cuda_device PUBLIC CUDA::cudart_static)
 
-set(QGATE_CUDA_HOST_SOURCES cuda/launch.cpp cuda/registry_cuda.cpp cuda/replay_chain.cpp cuda/bench_cuda.cpp)
-set(QGATE_CUDA_MUTANT_SOURCES cuda/mutants.cu)
+set(QGATE_CUDA_HOST_SOURCES cuda/launch.cpp cuda/registry_cuda.cpp cuda/replay_chain.cpp cuda/bench_cuda.cpp
+    cuda/fused_launch.cpp cuda/fused_gate_up.cpp)
+set(QGATE_CUDA_MUTANT_SOURCES cuda/mutants.cu cuda/fused_mutants.cu)
 
 # The device activation quantizers against the oracle's bytes (label quantize_cuda).
 if(QGATE_TESTS)

@@ -89,6 +89,8 @@ void add_gptq(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::C
 
 }  // namespace
 
+void add_cuda_gate_up_kernels(std::vector<KernelInfo>& v);  // kernels/cuda/fused_gate_up.cpp
+
 void add_cuda_kernels(std::vector<KernelInfo>& v) {
 #define QGATE_CUDA_FORMAT(fmt, act, family)                                                      \
   {                                                                                              \
@@ -127,6 +129,7 @@ void add_cuda_kernels(std::vector<KernelInfo>& v) {
 #undef QGATE_CUDA_DEQUANT_FORMAT
 #undef QGATE_CUDA_GEMM
 #undef QGATE_CUDA_MOE
+  add_cuda_gate_up_kernels(v);
 }
 
 }  // namespace qgate

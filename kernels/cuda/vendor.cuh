@@ -210,6 +210,9 @@ __device__ float __ocml_exp2_f32(float x) { return __builtin_exp2f(x); }
 __device__ float __ocml_log2_f32(float x) { return __builtin_log2f(x); }
 __device__ float __ocml_cos_f32(float x) { return __builtin_cosf(x); }
 __device__ float __ocml_sin_f32(float x) { return __builtin_sinf(x); }
+// The fusion and attention kernels' expf and sqrtf (fused_*.cu; census only, as above).
+__device__ float __ocml_exp_f32(float x) { return __builtin_expf(x); }
+__device__ float __ocml_sqrt_f32(float x) { return __builtin_sqrtf(x); }
 }
 #endif
 

@@ -40,4 +40,17 @@ inline FusedMath vulkan_math(bool flushes_denormals) {
   return m;
 }
 
+// CUDA (kernels/cuda/fused_*.cu), built without fast math (--prec-div=true --prec-sqrt=true
+// --ftz=false): division and sqrtf correctly rounded (1 / sqrtf: two roundings), expf and
+// sinf/cosf 2 ULP (CUDA Programming Guide, single-precision functions, full range), so
+// 2 ULP <= 4u absolute for sin and cos; the rotation counted with 3 roundings (2 where
+// nvcc contracts a multiply-add); denormals kept.
+inline FusedMath cuda_math() {
+  FusedMath m;
+  m.exp_ulp = 2;
+  m.rotate_roundings = 3;
+  m.trig_u = 4;
+  return m;
+}
+
 }  // namespace qgate

@@ -242,7 +242,8 @@ DecodeError silu_mul_ref(const float* gate, const float* up, int64_t rows, int64
   return {};
 }
 
-DecodeError gate_up_ref(const QTensor& w, const float* x, int64_t m, const Precision& p, Reference& out) {
+DecodeError gate_up_ref(const QTensor& w, const float* x, int64_t m, const Precision& p, Reference& out,
+                        const FusedMath& fm) {
   if (w.n < 2 || w.n % 2) return {"gate_up: the merged weight needs an even number of rows (gate rows, then up rows)"};
   Reference both;
   if (auto e = matmul_ref(w, x, m, p, both)) return e;
@@ -254,7 +255,10 @@ DecodeError gate_up_ref(const QTensor& w, const float* x, int64_t m, const Preci
   out.tie_elements = both.tie_elements;
   out.value.assign(static_cast<size_t>(m * n), 0.0);
   out.bound.assign(out.value.size(), 0.0);
-  const double g6 = gamma(6, 23) + oracle_slack(4);
+  // expf (2 exp_ulp roundings), 1 + e, the division (2 div_ulp), * up, the product: gamma_6
+  // for the CPU's 1 ULP expf and correctly rounded division.
+  const int roundings = 3 + static_cast<int>(std::ceil(2 * fm.exp_ulp)) + static_cast<int>(std::ceil(2 * fm.div_ulp));
+  const double g6 = gamma(roundings, 23) + oracle_slack(4);
   constexpr double kSiluLipschitz = 1.1;
   for (int64_t r = 0; r < m; ++r)
     for (int64_t i = 0; i < n; ++i) {

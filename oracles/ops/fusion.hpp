@@ -116,6 +116,9 @@ DecodeError silu_mul_ref(const float* gate, const float* up, int64_t rows, int64
 // adds gamma_6 M, M = (|silu(g)| + 1.1 dg)(|u| + du) bounding |silu(g^) u^|; where g^ may
 // lie below -87 (expf(-g) overflows: the kernel returns a signed zero) M once more, and
 // 2^-147 for underflow. out: m x N.
-DecodeError gate_up_ref(const QTensor& w, const float* x, int64_t m, const Precision& p, Reference& out);
+// fm: the precision of the builtins of the SiLU*mul (the CPU's: gamma_6 above; CUDA's expf
+// 2 ULP: two roundings more).
+DecodeError gate_up_ref(const QTensor& w, const float* x, int64_t m, const Precision& p, Reference& out,
+                        const FusedMath& fm = {});
 
 }  // namespace qgate
