@@ -113,9 +113,9 @@ __device__ __forceinline__ void matvec_row(const uint8_t* __restrict__ wrow, con
 // with the same per-chunk arithmetic and the same shared-memory tree, so the result, the
 // rounding chain and the declared depth are matvec_row's. What differs is how the bytes
 // arrive: the rows' bytes of T consecutive chunks (a "tile", whole weight blocks) are
-// read with coalesced 16-byte loads into shared memory (the next tile's loads are issued
-// before the current tile is decoded, so they are in flight during the arithmetic), and
-// the six formats of issue 5 decode a chunk with packed word operations (decode_chunk)
+// copied to shared memory in 16-byte pieces (qg_async_copy16: cp.async on sm_80+), into
+// STAGES buffers, so the next tiles' copies are in flight while one tile is decoded, and
+// the six formats of issue 5 decode a chunk with packed word operations (ChunkDecoder)
 // instead of element by element; each chunk's activation codes are read once for the
 // block's rows.
 template <class F>
@@ -138,7 +138,11 @@ struct MvGeom {
   static constexpr int PIECES = R * ROWV;
   static constexpr int VEC = (PIECES + kMatvecThreads - 1) / kMatvecThreads;  // pieces per thread
   static constexpr int RED = R * MR * kMatvecThreads * 4;  // the final tree's floats
-  static constexpr int SMEM = (R * ROW + 16 > RED ? R * ROW + 16 : RED);
+  static constexpr int STAGE = R * ROW;  // one tile of the block's rows
+  // Tiles in shared memory at once (each stage's copies in flight while earlier ones are
+  // decoded): 3, or 2 where 3 would pass 48 KiB (q8_0's 4-row tiles).
+  static constexpr int STAGES = 3 * STAGE + 16 <= 48 * 1024 ? 3 : 2;
+  static constexpr int SMEM = (STAGES * STAGE + 16 > RED ? STAGES * STAGE + 16 : RED);
   static_assert(kMatvecThreads % CPB == 0, "a tile is whole weight blocks");
 };
 
@@ -282,13 +286,13 @@ __global__ void __launch_bounds__(kMatvecThreads)
     for (int i = 0; i < MR; ++i) acc[r][i] = 0.f;
 
   // Piece i of a tile: row i / ROWV, 16 bytes at 16 (i % ROWV) past the row's tile start
-  // rounded down to 16; it lands at sm + 16 i.
-  uint4 pf[G::VEC];
-  auto fetch = [&](int j) {
+  // rounded down to 16; tile j's piece i lands at sm + (j % STAGES) STAGE + 16 i, copied
+  // without a register round trip (qg_async_copy16), STAGES - 1 tiles ahead of the decode.
+  auto issue = [&](int j) {
+    uint8_t* dst = sm + (j % G::STAGES) * G::STAGE;
 #pragma unroll
     for (int v = 0; v < G::VEC; ++v) {
       const int i = tid + v * T, r = i / G::ROWV, q = i % G::ROWV;
-      pf[v] = make_uint4(0u, 0u, 0u, 0u);
       if (i < G::PIECES && r < rows) {
         const int64_t start = (row0 + r) * rowbytes + int64_t(j) * G::TILE;
         const int64_t len = rowbytes - int64_t(j) * G::TILE < G::TILE ? rowbytes - int64_t(j) * G::TILE : G::TILE;
@@ -296,35 +300,31 @@ __global__ void __launch_bounds__(kMatvecThreads)
         const uint8_t* p = g0 - (reinterpret_cast<uintptr_t>(g0) & 15) + 16 * q;
         if (p < g0 + len) {
           if (p + 16 <= wend) {
-            pf[v] = *reinterpret_cast<const uint4*>(p);
+            qg_async_copy16(dst + 16 * i, p);
           } else {  // the tensor's last piece, cut at its end
-            uint64_t lo = 0, hi = 0;
-            for (int e = 0; p + e < wend && e < 16; ++e) {
-              if (e < 8) lo |= uint64_t(p[e]) << (8 * e);
-              else hi |= uint64_t(p[e]) << (8 * (e - 8));
-            }
-            pf[v] = make_uint4(uint32_t(lo), uint32_t(lo >> 32), uint32_t(hi), uint32_t(hi >> 32));
+            for (int e = 0; e < 16; ++e) dst[16 * i + e] = p + e < wend ? p[e] : uint8_t(0);
           }
         }
       }
     }
   };
-  fetch(0);
-  for (int j = 0; j < tiles; ++j) {
-    __syncthreads();  // every thread is done with the previous tile
 #pragma unroll
-    for (int v = 0; v < G::VEC; ++v) {
-      const int i = tid + v * T;
-      if (i < G::PIECES) reinterpret_cast<uint4*>(sm)[i] = pf[v];
-    }
-    __syncthreads();
-    if (j + 1 < tiles) fetch(j + 1);  // in flight while this tile is decoded
+  for (int j = 0; j < G::STAGES - 1; ++j) {
+    if (j < tiles) issue(j);
+    qg_async_commit();  // one group per tile, empty ones included, so the count below holds
+  }
+  for (int j = 0; j < tiles; ++j) {
+    qg_async_wait<G::STAGES - 2>();  // this thread's copies of tile j are in
+    __syncthreads();  // everyone's are, and everyone is done with tile j - 1's stage
+    if (j + G::STAGES - 1 < tiles) issue(j + G::STAGES - 1);  // into tile j - 1's stage
+    qg_async_commit();
     const int64_t c = int64_t(j) * T + tid;
     if (c >= chunks) continue;
     int off[R];
 #pragma unroll
     for (int r = 0; r < R; ++r)
-      off[r] = r * G::ROW + int((reinterpret_cast<uintptr_t>(w) + uint64_t((row0 + r) * rowbytes + int64_t(j) * G::TILE)) & 15) +
+      off[r] = (j % G::STAGES) * G::STAGE + r * G::ROW +
+               int((reinterpret_cast<uintptr_t>(w) + uint64_t((row0 + r) * rowbytes + int64_t(j) * G::TILE)) & 15) +
                (tid / G::CPB) * F::BYTES;
     const int c8 = tid % G::CPB;
 #pragma unroll
@@ -373,6 +373,7 @@ __global__ void __launch_bounds__(kMatvecThreads)
   }
 
   // The T partial sums of each (weight row, activation row) in matvec_row's tree.
+  qg_async_wait<0>();
   __syncthreads();
   float* red = reinterpret_cast<float*>(sm);  // [R][MR][T]
   const int mr = Mut == kMutRowsPastM ? MR : m;  // planted: every accumulator row written

@@ -267,6 +267,14 @@ __device__ __forceinline__ unsigned qg_byte_perm(unsigned x, unsigned y, unsigne
   for (int i = 0; i < 4; ++i) r |= static_cast<unsigned>((v >> (8 * ((s >> (4 * i)) & 7))) & 0xFFu) << (8 * i);
   return r;
 }
+// 16-byte copy global -> shared, "asynchronous" (here: a plain copy, complete at once), and
+// its group commit / wait (no-ops here). Both 16-byte aligned.
+__device__ __forceinline__ void qg_async_copy16(void* smem, const void* gmem) {
+  *static_cast<uint4*>(smem) = *static_cast<const uint4*>(gmem);
+}
+__device__ __forceinline__ void qg_async_commit() {}
+template <int N>
+__device__ __forceinline__ void qg_async_wait() {}
 #endif
 #else
 #if defined(__CUDACC__) || defined(__HIPCC__)
@@ -293,6 +301,29 @@ __device__ __forceinline__ float qg_f16_bits_to_float(unsigned short h) { return
 // Byte select: byte i of the result is byte (s >> 4i) & 7 of the 8-byte value {y:x}
 // (selector nibbles 0..7 only: the sign-replicate mode is not used).
 __device__ __forceinline__ unsigned qg_byte_perm(unsigned x, unsigned y, unsigned s) { return __byte_perm(x, y, s); }
+// 16-byte copy global -> shared without a register round trip (sm_80+: cp.async.cg, a plain
+// copy below), both 16-byte aligned. The copies a thread issued since its last commit form
+// a group; qg_async_wait<N>() returns when at most N of its groups are still pending (the
+// data is then in shared memory for this thread; a barrier makes it visible to the block).
+__device__ __forceinline__ void qg_async_copy16(void* smem, const void* gmem) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+#else
+  *static_cast<uint4*>(smem) = *static_cast<const uint4*>(gmem);
+#endif
+}
+__device__ __forceinline__ void qg_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int N>
+__device__ __forceinline__ void qg_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
 #endif
 #endif
 
