@@ -14,7 +14,7 @@ namespace qgate::vkk {
 
 // matvec_q8.comp's weight rows per workgroup (ROWS_PER_WG there): the grids of its launch
 // and of the bench.
-inline constexpr int64_t kMatvecQ8RowsPerGroup = 4;
+inline constexpr int64_t kMatvecQ8RowsPerGroup = 2;
 
 struct Code {
   vk::ShaderPair shaders;
