@@ -95,7 +95,9 @@ const char* launch_silu_mul(const FusedArgs& a) {
   const size_t n = static_cast<size_t>(a.rows * a.n);
   Tensor g(rt, a.x, 4 * n), u(rt, a.res, 4 * n), o(rt, a.out0, 4 * n, a.red_out0);
   if (!all_mapped(g, u, o)) return "vulkan: buffer allocation failed";
-  const uint32_t push[2] = {static_cast<uint32_t>(n), static_cast<uint32_t>(a.red_out0 / 4)};
+  // One row of n: gate and up in their own buffers (fused_silu_mul.comp's cols, stride, u_off).
+  const uint32_t push[5] = {static_cast<uint32_t>(n), static_cast<uint32_t>(a.red_out0 / 4), static_cast<uint32_t>(n), 0,
+                            0};
   uint32_t gx, gy;
   grid((n + 63) / 64, gx, gy);
   std::vector<vk::Buffer*> binds = {&g.b, &u.b, &o.b};

@@ -150,25 +150,30 @@ std::vector<uint8_t> push_bytes(std::initializer_list<T> v) {
 
 }  // namespace
 
+void matvec_q8_steps(const Code& code, vk::Runtime* rt, int64_t n, int64_t k, int64_t m, uint32_t out_word,
+                     const std::vector<vk::Buffer*>& binds, std::vector<vk::Dispatch>& steps) {
+  const vk::Shader* shader = &rt->pick(code.shaders);
+  const vk::Shader* one_row = &rt->pick(code.one_row);  // dispatches of one activation row
+  constexpr int64_t kRows = 8;  // the shader keeps 8 accumulators
+  for (int64_t m0 = 0; m0 < m; m0 += kRows) {
+    vk::Dispatch d{m - m0 == 1 ? one_row : shader, binds, {}, 1, 1, 1};
+    d.push = push_bytes<uint32_t>({static_cast<uint32_t>(n), static_cast<uint32_t>(k),
+                                   static_cast<uint32_t>(std::min(kRows, m - m0)),
+                                   static_cast<uint32_t>(out_word + m0 * n), static_cast<uint32_t>(m0)});
+    grid(static_cast<uint64_t>((n + kMatvecQ8RowsPerGroup - 1) / kMatvecQ8RowsPerGroup), d.gx, d.gy);
+    steps.push_back(std::move(d));
+  }
+}
+
 const char* matvec_q8(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out) {
   std::string why;
   vk::Runtime* rt = vk::Runtime::instance(why);
   if (!rt) return fail("vulkan unavailable: " + why);
   const Code& code = *static_cast<const Code*>(k.device_code);
-  const vk::Shader* shader = &rt->pick(code.shaders);
-  const vk::Shader* one_row = &rt->pick(code.one_row);  // dispatches of one activation row
-  constexpr int64_t kRows = 8;  // the shader keeps 8 accumulators
-  return run_q8(k, w, x, m, out, shader, 0, [&](const vk::Shader& s, const std::vector<vk::Buffer*>& binds,
-                                                std::vector<vk::Dispatch>& steps) {
-    for (int64_t m0 = 0; m0 < m; m0 += kRows) {
-      vk::Dispatch d{m - m0 == 1 ? one_row : &s, binds, {}, 1, 1, 1};
-      d.push = push_bytes<uint32_t>({static_cast<uint32_t>(w.n), static_cast<uint32_t>(w.k),
-                                     static_cast<uint32_t>(std::min(kRows, m - m0)),
-                                     static_cast<uint32_t>(out.redzone() / 4 + m0 * w.n), static_cast<uint32_t>(m0)});
-      grid(static_cast<uint64_t>((w.n + kMatvecQ8RowsPerGroup - 1) / kMatvecQ8RowsPerGroup), d.gx, d.gy);
-      steps.push_back(std::move(d));
-    }
-  });
+  return run_q8(k, w, x, m, out, &rt->pick(code.shaders), 0,
+                [&](const vk::Shader&, const std::vector<vk::Buffer*>& binds, std::vector<vk::Dispatch>& steps) {
+                  matvec_q8_steps(code, rt, w.n, w.k, m, static_cast<uint32_t>(out.redzone() / 4), binds, steps);
+                });
 }
 
 const char* gemm_q8(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out) {

@@ -1,5 +1,6 @@
 // What every Vulkan launch file needs: an error message that outlives the call, a scoped
-// host-visible buffer, a 2-D grid for more than 65535 workgroups, the int8 path's runner.
+// host-visible buffer, a 2-D grid for more than 65535 workgroups, the int8 path's runner
+// and its mat-vec dispatches.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -44,5 +45,11 @@ inline void grid(uint64_t groups, uint32_t& gx, uint32_t& gy) {
 using AddDispatches = std::function<void(const vk::Shader&, const std::vector<vk::Buffer*>&, std::vector<vk::Dispatch>&)>;
 const char* run_q8(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out,
                    const vk::Shader* shader, size_t out_slack, const AddDispatches& dispatches);
+
+struct Code;
+// The int8 mat-vec's dispatches (matvec_q8.comp, 8 activation rows each; the one-row build
+// for a last single row) over n weight rows into binds[4] from word out_word, row stride n.
+void matvec_q8_steps(const Code& code, vk::Runtime* rt, int64_t n, int64_t k, int64_t m, uint32_t out_word,
+                     const std::vector<vk::Buffer*>& binds, std::vector<vk::Dispatch>& steps);
 
 }  // namespace qgate::vkk

@@ -1,6 +1,7 @@
 // The Vulkan kernels, from kernels.inc: per format a dequant to f32, a dequant to f16 and a
 // mat-vec with f32 activations; for the int8 formats also the mat-vec and the tiled GEMM
-// on device-quantized activations, each as a portable kernel and as its packed-dot twin.
+// on device-quantized activations, each as a portable kernel and as its packed-dot twin,
+// and for the formats of gate_up.inc the gate+up pair on that mat-vec.
 #include <bit>
 #include <span>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "kernels/cpu/gptq.hpp"
 #include "kernels/kernel.hpp"
 #include "kernels/vulkan/vk_code.hpp"
+#include "oracles/ops/fused_math.hpp"
 #include "oracles/formats/iq_tables.hpp"
 
 // Each shader as is and with DenormPreserve: qgate_vk_<variant>_<fmt>, qgate_vk_<variant>_dp_<fmt>.
@@ -47,6 +49,7 @@ const char* gemm_q8(const KernelInfo&, const QTensor&, const float*, int64_t, Gu
 const char* gptq_dequant(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
 const char* gptq_matvec(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
 const char* gptq_matvec_q8(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
+const char* gate_up(const KernelInfo&, const QTensor&, const float*, int64_t, GuardedBuffer&);
 }  // namespace vkk
 
 namespace {
@@ -121,6 +124,15 @@ void add_q8(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const vkk::Cod
   add(v, "matmul_" + base(f) + "_" + a + "_vkdot", Op::matmul, f, pm, Tile{1, 1, qk(f)}, 8, vkk::matvec_q8, c[1], needs_int_dot);
   add(v, "gemm_" + base(f) + "_" + a + "_vk", Op::matmul, f, pg, Tile{32, 32, qk(f)}, 0, vkk::gemm_q8, c[2], needs_f64);
   add(v, "gemm_" + base(f) + "_" + a + "_vkdot", Op::matmul, f, pg, Tile{32, 32, qk(f)}, 0, vkk::gemm_q8, c[3], needs_int_dot);
+  // The gate+up pair (gate_up.inc) on the same mat-vec, with the SiLU*mul shader's arithmetic.
+  bool gate_up = false;
+#define QGATE_VK_GATE_UP(fmt, ac) gate_up = gate_up || (f == FormatId::fmt && act == ActQuant::ac);
+#include "kernels/vulkan/gate_up.inc"
+#undef QGATE_VK_GATE_UP
+  if (!gate_up) return;
+  add(v, "gate_up_" + base(f) + "_" + a + "_vk", Op::gate_up, f, pm, Tile{1, 1, qk(f)}, 8, vkk::gate_up, c[0], needs_f64);
+  add(v, "gate_up_" + base(f) + "_" + a + "_vkdot", Op::gate_up, f, pm, Tile{1, 1, qk(f)}, 8, vkk::gate_up, c[1], needs_int_dot);
+  v[v.size() - 2].math = v.back().math = vulkan_math(device_flushes_denormals());
 }
 // GPTQ / AutoRound int4 (gptq.comp, gptq_launch.cpp): exact dequant to f32 and f16, the
 // f32-activation mat-vec (any zeros, any g_idx), and the W4A8 mat-vec on q8_1 activations
