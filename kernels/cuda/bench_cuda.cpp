@@ -47,6 +47,10 @@ std::string quantized_acts(ActQuant a, int64_t m, int64_t k, cu::DeviceBuffer& x
   std::vector<float> x(size_t(m * k));
   for (size_t i = 0; i < x.size(); ++i) x[i] = float(int((i * 2654435761u) % 2001) - 1000) / 1000.f;
   if (auto e = xf.upload(x.data(), x.size() * 4); !e.empty()) return e;
+  if (a == ActQuant::none) {  // the float formats' mat-vec reads f32 activations
+    if (auto e = xq.alloc(x.size() * 4); !e.empty()) return e;
+    return xq.upload(x.data(), x.size() * 4);
+  }
   const size_t blk = a == ActQuant::q8_1 ? 36 : 292, per = a == ActQuant::q8_1 ? 32 : 256;
   if (auto e = xq.alloc(size_t(m) * size_t(k / per) * blk); !e.empty()) return e;
   if (a == ActQuant::q8_1) quantize_q8_1(static_cast<const float*>(xf.ptr()), m, k, xq.bytes_ptr(), rt.stream());

@@ -302,6 +302,13 @@ struct Fp8Block {
     const double v = ldexp(double(m), int(ex > 1 ? ex : 1) - Bias - Mant) * rf32(b, 0);
     return (c & 0x80) ? -v : v;
   }
+  QG_DEV static float scale(const uint8_t* b) { return __uint_as_float(ru32(b, 0)); }
+  QG_DEV static float code_value(uint32_t c) {  // fp8 code byte c unscaled: exact in f32
+    const uint32_t ex = (c & 0x7F) >> Mant, mant = c & ((1u << Mant) - 1);
+    const uint32_t m = ex == 0 ? mant : (mant | (1u << Mant));
+    const float v = ldexpf(float(m), int(ex > 1 ? ex : 1) - Bias - Mant);
+    return (c & 0x80) ? -v : v;
+  }
 };
 struct Fmt_fp8_e4m3 : Fp8Block<3, 7> {};   // E4M3 "fn"
 struct Fmt_fp8_e5m2 : Fp8Block<2, 15> {};

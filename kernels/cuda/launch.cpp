@@ -68,10 +68,15 @@ Ready ready() {
   return r;
 }
 
-size_t act_block_bytes(ActQuant a) { return a == ActQuant::q8_1 ? 36 : 292; }
+size_t act_block_bytes(ActQuant a) { return a == ActQuant::q8_1 ? 36 : a == ActQuant::none ? 4 : 292; }
 
-// x (m rows of k f32) quantized into xq on the device.
+// x (m rows of k f32) quantized into xq on the device;
+// ActQuant::none (the float formats' mat-vec): x uploaded as it is.
 std::string quantize(ActQuant a, const float* x, int64_t m, int64_t k, cu::DeviceBuffer& xq, cu::Runtime& rt) {
+  if (a == ActQuant::none) {
+    if (auto e = xq.alloc(static_cast<size_t>(m * k) * 4); !e.empty()) return e;
+    return xq.upload(x, static_cast<size_t>(m * k) * 4);
+  }
   if (a != ActQuant::q8_1 && a != ActQuant::q8_K) return "no device quantizer for activations " + std::string(act_name(a));
   if (k % act_block(a)) return "k=" + std::to_string(k) + " is not a multiple of the " + std::string(act_name(a)) + " block";
   cu::DeviceBuffer xf;

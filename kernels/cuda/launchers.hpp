@@ -93,7 +93,11 @@ using MoeGemmLaunch = void (*)(const GemmArgs& a, int experts, const int32_t* id
 #define QGATE_CUDA_GPTQ(fmt, act)                                                                    \
   void dequant_##fmt(const uint8_t*, int64_t, int64_t, void*, OutType, const IqTables&, void*);         \
   void matvec_##fmt(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t, const IqTables&, void*);
+// Float formats: the same MatvecLaunch, xq holding m rows of k f32 activations.
+#define QGATE_CUDA_FLOAT_MATVEC(fmt) \
+  void matvec_f32_##fmt(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t, const IqTables&, void*);
 #include "kernels/cuda/kernels.inc"
+#undef QGATE_CUDA_FLOAT_MATVEC
 #undef QGATE_CUDA_GPTQ
 #undef QGATE_CUDA_FORMAT
 #undef QGATE_CUDA_DEQUANT_FORMAT

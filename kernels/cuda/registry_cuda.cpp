@@ -1,6 +1,7 @@
 // The CUDA kernels, from kernels.inc: per format dequant to f32 / f16 / bf16 (exact:
 // correctly rounded) and, for weight formats, the int8-dot decode mat-vec with the
-// activation quantization the line names, declaring its longest rounding chain.
+// activation quantization the line names (the float formats: the mat-vec on f32
+// activations), declaring its longest rounding chain.
 #include <vector>
 
 #include "kernels/cpu/gptq.hpp"
@@ -33,6 +34,21 @@ void add(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& 
   if (!code.matvec) return;
   KernelInfo mv{"matmul_" + fmt + "_" + std::string(act_name(act)) + "_cuda", Op::matmul, BackendId::cuda, f,
                 Precision{act, 23, matvec_depth, OutType::f32}, Tile{1, 1, qk}, cuk::kMatvecRows};
+  mv.launch = cuk::launch_matvec;
+  mv.device_code = &code;
+  v.push_back(mv);
+}
+
+// matvec_float.cu: 32 fmas per block in sequence, ceil(k / 32 / T) blocks per thread, + 1
+// (the weight's scale product) + log2(T) tree levels.
+int64_t float_matvec_depth(int64_t k) {
+  return 32 * ((k / 32 + cuk::kMatvecThreads - 1) / cuk::kMatvecThreads) + 1 + log2_threads();
+}
+
+void add_float_matvec(std::vector<KernelInfo>& v, FormatId f, const cuk::Code& code) {
+  KernelInfo mv{"matmul_" + std::string(format_info(f).name) + "_f32_cuda", Op::matmul, BackendId::cuda, f,
+                Precision{ActQuant::none, 23, float_matvec_depth, OutType::f32}, Tile{1, 1, code.block_elems},
+                cuk::kMatvecRows};
   mv.launch = cuk::launch_matvec;
   mv.device_code = &code;
   v.push_back(mv);
@@ -123,7 +139,13 @@ void add_cuda_kernels(std::vector<KernelInfo>& v) {
     static const cuk::Code mv{nullptr, cuk::matvec_##fmt, 32};    /* q8_1: of 32 */             \
     add_gptq(v, FormatId::fmt, ActQuant::act, dq, mv);                                           \
   }
+#define QGATE_CUDA_FLOAT_MATVEC(fmt)                                                             \
+  {                                                                                              \
+    static const cuk::Code code{nullptr, cuk::matvec_f32_##fmt, format_info(FormatId::fmt).block_elems}; \
+    add_float_matvec(v, FormatId::fmt, code);                                                    \
+  }
 #include "kernels/cuda/kernels.inc"
+#undef QGATE_CUDA_FLOAT_MATVEC
 #undef QGATE_CUDA_GPTQ
 #undef QGATE_CUDA_FORMAT
 #undef QGATE_CUDA_DEQUANT_FORMAT
