@@ -21,6 +21,22 @@ namespace qgate::cuk {
 inline constexpr int kAct_q8_1 = 0, kAct_q8_K = 1;
 inline constexpr int kMutNone = 0, kMutCrossedLanes = 1, kMutRowsPastM = 2;
 
+// The fixed shared-memory tree of the one-row-per-block mat-vecs: each thread's
+// kMatvecRows partial sums added pairwise over kMatvecThreads threads in log2 T levels
+// (deterministic, valid for any SIMD width); red[r][0] holds row r's sum on return.
+__device__ __forceinline__ void tree_sum_rows(float (&red)[kMatvecRows][kMatvecThreads], const float (&acc)[kMatvecRows],
+                                              int tid) {
+#pragma unroll
+  for (int r = 0; r < kMatvecRows; ++r) red[r][tid] = acc[r];
+  __syncthreads();
+  for (int h = kMatvecThreads / 2; h > 0; h >>= 1) {
+    if (tid < h)
+#pragma unroll
+      for (int r = 0; r < kMatvecRows; ++r) red[r][tid] += red[r][tid + h];
+    __syncthreads();
+  }
+}
+
 // One weight row (wrow) against m activation rows: y[r * ldy] = the row's dot product with
 // activation row r (r < m). Called by a whole thread block (the reduction is block-wide).
 template <class F, int Act, int Mut>
@@ -92,15 +108,7 @@ __device__ __forceinline__ void matvec_row(const uint8_t* __restrict__ wrow, con
   }
 
   __shared__ float red[kMatvecRows][kMatvecThreads];
-#pragma unroll
-  for (int r = 0; r < kMatvecRows; ++r) red[r][tid] = acc[r];
-  __syncthreads();
-  for (int h = kMatvecThreads / 2; h > 0; h >>= 1) {
-    if (tid < h)
-#pragma unroll
-      for (int r = 0; r < kMatvecRows; ++r) red[r][tid] += red[r][tid + h];
-    __syncthreads();
-  }
+  tree_sum_rows(red, acc, tid);
   if (tid == 0) {
     const int rows = Mut == kMutRowsPastM ? kMatvecRows : m;  // planted: every accumulator row written
     for (int r = 0; r < rows; ++r) y[r * ldy] = red[r][0];

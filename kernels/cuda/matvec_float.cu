@@ -6,11 +6,13 @@
 // element
 //   w = scale * fp8(q)        (__fmul_rn: one rounding; fp8(q) itself is exact in f32)
 //   acc[r] = fma(w, x[r], acc[r])   (__fmaf_rn: one rounding)
-// then the T partial sums meet in a fixed shared-memory tree (log2 T levels; valid for any
-// hardware SIMD width). Longest rounding chain of a term (registry_cuda.cpp's
-// float_matvec_depth): 32 * ceil(k / 32 / T) accumulations + 1 (w) + log2 T.
-#include "kernels/cuda/formats.cuh"
-#include "kernels/cuda/launchers.hpp"
+// then the T partial sums meet in the mat-vec's fixed shared-memory tree (matvec.cuh
+// tree_sum_rows: log2 T levels, valid for any hardware SIMD width). Longest rounding chain
+// of a term (registry_cuda.cpp's float_matvec_depth): 32 * ceil(k / 32 / T) accumulations
+// + 1 (w) + log2 T.
+#include "kernels/cuda/matvec.cuh"  // tree_sum_rows
+#undef QGATE_CUDA_DEQUANT_FORMAT     // matvec.cuh's per-family expansions; unused here
+#undef QGATE_CUDA_FORMAT
 
 namespace qgate::cuk {
 
@@ -51,15 +53,7 @@ __global__ void __launch_bounds__(kMatvecThreads)
     }
   }
   __shared__ float red[kMatvecRows][kMatvecThreads];
-#pragma unroll
-  for (int r = 0; r < kMatvecRows; ++r) red[r][tid] = acc[r];
-  __syncthreads();
-  for (int h = kMatvecThreads / 2; h > 0; h >>= 1) {
-    if (tid < h)
-#pragma unroll
-      for (int r = 0; r < kMatvecRows; ++r) red[r][tid] += red[r][tid + h];
-    __syncthreads();
-  }
+  tree_sum_rows(red, acc, tid);
   if (tid < m) y[tid * ldy + row] = red[tid][0];
 }
 
