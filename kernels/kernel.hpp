@@ -27,6 +27,10 @@ enum class Op : int {
   add_rmsnorm, qk_norm_rope, moe_route, silu_mul, attention,
 };
 inline bool is_fused(Op o) { return static_cast<int>(o) >= static_cast<int>(Op::add_rmsnorm); }
+// Every gate_up kernel's shape check on the merged weight (the oracle keeps its own).
+inline const char* gate_up_rows_error(int64_t n) {
+  return n < 2 || n % 2 ? "gate_up: the merged weight needs an even number of rows (gate rows, then up rows)" : nullptr;
+}
 inline constexpr Op kFusedOps[] = {Op::add_rmsnorm, Op::qk_norm_rope, Op::moe_route, Op::silu_mul, Op::attention};
 enum class BackendId : int { cpu, vulkan, cuda, hip, count };
 

@@ -7,13 +7,14 @@
 
 #include "kernels/cpu/dequant.hpp"
 #include "kernels/cpu/unpack.hpp"
+#include "kernels/kernel.hpp"
 #include "kernels/mutant.hpp"
 
 namespace qgate::cpu {
 
 template <class U, ActQuant A>
 const char* gate_up_qact(const uint8_t* w, int64_t n, int64_t k, const float* x, int64_t m, void* y) {
-  if (n < 2 || n % 2) return "gate_up: the merged weight needs an even number of rows (gate rows, then up rows)";
+  if (const char* e = gate_up_rows_error(n)) return e;
   std::vector<float> gu(static_cast<size_t>(m * n));
   if (const char* e = matvec_qact<U, A>(w, n, k, x, m, gu.data())) return e;
   const int64_t h = n / 2;

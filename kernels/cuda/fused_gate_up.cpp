@@ -40,7 +40,7 @@ struct GateUpCode {
 const char* launch_gate_up(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out) {
   const GateUpCode& code = *static_cast<const GateUpCode*>(k.device_code);
   const FormatInfo& f = format_info(k.format);
-  if (w.n < 2 || w.n % 2) return "gate_up: the merged weight needs an even number of rows (gate rows, then up rows)";
+  if (const char* e = gate_up_rows_error(w.n)) return e;
   if (w.k % f.block_elems) return "gate_up: k is not a multiple of the block size";
   const int64_t ab = act_block(code.act);
   if (w.k % ab) return fail("gate_up: k=" + std::to_string(w.k) + " is not a multiple of the activation block");

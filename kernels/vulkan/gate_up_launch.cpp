@@ -22,7 +22,7 @@ namespace qgate::vkk {
 
 const char* gate_up(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out) {
   const FormatInfo& f = format_info(k.format);
-  if (w.n < 2 || w.n % 2) return "gate_up: the merged weight needs an even number of rows (gate rows, then up rows)";
+  if (const char* e = gate_up_rows_error(w.n)) return e;
   if (w.k % f.block_elems) return "gate_up: k is not a multiple of the block size";
   if (m < 1) return "gate_up: m must be >= 1";
   if (m * w.n >= (int64_t{1} << 31)) return "gate_up: more than 2^31 mat-vec outputs";
