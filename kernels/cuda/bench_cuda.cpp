@@ -101,7 +101,7 @@ std::string time_kernel(const KernelInfo& k, int64_t m, int64_t n, int64_t kk, i
       if (auto e = w[i].upload(h, sizeof h); !e.empty()) return e;
     }
   }
-  cu::DeviceBuffer xq, y, part;
+  cu::DeviceBuffer xq, xp, y, part;
   if (auto e = quantized_acts(k.prec.act, m, kk, xq, *c.rt); !e.empty()) return e;
   if (auto e = y.alloc(size_t(m * n) * 4); !e.empty()) return e;
   if (k.max_m > 0) {  // decode mat-vec
@@ -119,6 +119,8 @@ std::string time_kernel(const KernelInfo& k, int64_t m, int64_t n, int64_t kk, i
   a.ldy = n;
   a.t = *c.t;
   a.xq = xq.bytes_ptr();
+  if (auto e = xp.alloc(size_t(gemm_xpack_bytes(m, kk))); !e.empty()) return e;
+  a.xpack = xp.bytes_ptr();
   a.y = static_cast<float*>(y.ptr());
   a.group = 128;
   gemm_plan(a);

@@ -2,17 +2,21 @@
 // (meant for M >= 16; the decode mat-vec takes M <= 8). One thread block computes a
 // kGemmBM x kGemmBN output tile (128 activation rows x 64 weight rows) with kGemmThreads
 // threads in 8 tile groups of 32 lanes (the fragment layout of qg_mma_s8_*; vendor.cuh),
-// each group a 32 x 32 sub-tile. K runs in stages of kGemmStage 32-element chunks:
-//   load   activation codes (int8) with the chunk's f32 scale dx (and, for formats with a
-//          sub-block offset, the exact code sum of each sub-block), and the weight codes
-//          of the chunk decoded once per block to int8 with their sub-block scale and
-//          offset (exact f32), both into shared memory in the fragment-friendly layout
-//          below; one barrier;
+// each group a 32 x 32 sub-tile. K runs in stages of kGemmStage 32-element chunks (windows
+// aligned to multiples of kGemmStage), each in three steps:
+//   copy   the stage's bytes, global -> shared, without a register round trip
+//          (qg_async_copy16: cp.async on sm_80+), GemmGeom::STAGES - 1 stages ahead of
+//          the use, so the loads' latency is hidden behind the tile products of the
+//          stages before: per activation row the stage's 160 contiguous bytes of the
+//          repacked activations (gemm_pack_acts: codes in the tile's order, then each
+//          chunk's f32 scale and exact code sum); per weight row the raw blocks covering
+//          the stage from the row's position rounded down to 16 (so a block sits in
+//          shared memory at its global alignment);
+//   decode the weight chunks, from shared memory, to int8 codes with their sub-block
+//          scale and offset (exact f32) in the fragment-friendly layout below; one barrier;
 //   use    per chunk and sub-block an exact int32 tile product (m16n8k32, or two m16n8k16
 //          for 16-element sub-blocks), then per output in f32
 //            inner = sum_s (dsub_s * isum_s - msub_s * qsum_s);  acc += dx * inner
-//          with the fragments read by 8-byte shared loads and the scales held in
-//          registers per chunk; one barrier before the next stage overwrites the tiles.
 // exactly the mat-vec's arithmetic (matvec.cuh), so the same declaration holds:
 // longest rounding chain = chunks (one accumulation each) + at most 6 inside a chunk.
 // Split-K (grid z, launchers.hpp gemm_plan) sums contiguous chunk ranges into partials
@@ -29,26 +33,27 @@ inline constexpr int kGemmMutNone = 0, kGemmMutMissingSync = 1, kGemmMutSplitUnr
 inline constexpr int kGemmAct_q8_1 = 0, kGemmAct_q8_K = 1;
 inline constexpr int kTileGroup = 32;  // lanes of one qg_mma_s8_* fragment (not the hardware SIMD width)
 
-// Weight chunks of a GGUF block format: row `row`, chunk `c` (elements 32c..32c+31).
+// Weight chunks of a GGUF block format: chunk c8 (elements 32 c8 .. 32 c8 + 31) of the block
+// at blk, which sits in shared memory at its global alignment (FastChunk's word loads).
 template <class F>
 struct BlockWeights {
   static constexpr int L = F::SUB < 32 ? F::SUB : 32;  // elements of one sub-block in a chunk
   static constexpr int SPC = 32 / L;                   // sub-blocks per chunk (1 or 2 here)
   static constexpr bool MIN = F::MIN;
-  QG_DEV static void chunk(const GemmArgs& a, int64_t row, int64_t c, int (&q)[8], float (&ds)[SPC],
-                           float (&ms)[SPC]) {
-    constexpr int CPB = F::QK / 32;
-    const uint8_t* blk = a.w + row * (a.k / F::QK) * F::BYTES + (c / CPB) * F::BYTES;
+  static constexpr bool kRaw = true;                   // staged raw in shared memory
+  static constexpr int CPB = F::QK / 32, BYTES = F::BYTES;
+  QG_DEV static void decode(const uint8_t* blk, int c8, int (&q)[8], float (&ds)[SPC], float (&ms)[SPC],
+                            const IqTables& t) {
     if constexpr (FastChunk<F>::ok) {  // the same codes and scales from word loads (gemm_decode.cuh)
-      FastChunk<F>::decode(blk, int(c % CPB), q, ds, ms, a.t);
+      FastChunk<F>::decode(blk, c8, q, ds, ms, t);
       return;
     }
-    const int base = int(c % CPB) * 32;
+    const int base = c8 * 32;
 #pragma unroll
     for (int e = 0; e < 8; ++e) {
       uint32_t p = 0;
 #pragma unroll
-      for (int l = 0; l < 4; ++l) p |= uint32_t(uint8_t(int8_t(F::code(blk, base + 4 * e + l, a.t)))) << (8 * l);
+      for (int l = 0; l < 4; ++l) p |= uint32_t(uint8_t(int8_t(F::code(blk, base + 4 * e + l, t)))) << (8 * l);
       q[e] = int(p);
     }
 #pragma unroll
@@ -62,9 +67,13 @@ struct BlockWeights {
 
 // GPTQ / AutoRound int4 (oracles/formats/gptq.hpp, v1 packing; contiguous groups that are
 // multiples of 32): code = q - (stored zero + 1), an exact int8 in -16..14; dsub = scale.
+// Its qweight is [k/8][n] words, so a stage's words of consecutive columns are read straight
+// from global memory by consecutive threads (kRaw false: no raw stage).
 struct GptqWeights {
   static constexpr int SPC = 1;
   static constexpr bool MIN = false;
+  static constexpr bool kRaw = false;
+  static constexpr int CPB = 1, BYTES = 0;
   QG_DEV static void chunk(const GemmArgs& a, int64_t col, int64_t c, int (&q)[8], float (&ds)[1], float (&ms)[1]) {
     const int64_t g = (32 * c) / a.group;
     const int zero = int((a.qzeros[g * (a.n / 8) + col / 8] >> (4 * (col % 8))) & 15u) + 1;
@@ -83,24 +92,6 @@ struct GptqWeights {
     ms[0] = 0.f;
   }
 };
-
-// One chunk of one activation row: 8 ints of codes and the f32 scale.
-template <int Act>
-QG_DEV void act_chunk(const GemmArgs& a, int64_t row, int64_t c, int (&q)[8], float& d) {
-  const uint8_t* xb;
-  if constexpr (Act == kGemmAct_q8_1) {
-    xb = a.xq + (row * (a.k / 32) + c) * 36;
-    d = gemm_f16_to_f32(*reinterpret_cast<const uint16_t*>(xb));  // exact, as (float)rf16
-    xb += 4;
-  } else {
-    xb = a.xq + (row * (a.k / 256) + c / 8) * 292;
-    d = __uint_as_float(ru32(xb, 0));
-    xb += 4 + 32 * (c % 8);
-  }
-  const int* xv = reinterpret_cast<const int*>(xb);  // 4-byte aligned: 36 and 292 are multiples of 4
-#pragma unroll
-  for (int e = 0; e < 8; ++e) q[e] = xv[e];
-}
 
 // The int32 tile products start from kGemmSeed instead of 0: D = 0x4B400000 + isum is then
 // the f32 bit pattern of 1.5 * 2^23 + isum (|isum| <= 32 * 128 * 128 = 2^19 < 2^22, so no
@@ -129,23 +120,101 @@ QG_DEV void gemm_store_codes(int* dst, const int (&q)[8]) {
   reinterpret_cast<int4*>(dst)[1] = make_int4(q[2], q[6], q[3], q[7]);
 }
 
+// The activations repacked once per launch (one thread per row and chunk; chunks past
+// k/32 up to a whole group are zeros): per row, per group of kGemmStage chunks, 160 bytes
+// = the group's codes as gemm_store_codes lays out a tile row, then kGemmStage
+// {f32 d, f32 code sum} pairs (d: the record's scale, exact in f32; the sum of the chunk's
+// 32 codes, exact). A group is then one contiguous copy into a tile row.
+template <int Act>
+__global__ void gemm_pack_acts(const uint8_t* __restrict__ xq, uint8_t* __restrict__ xp, int64_t m, int64_t k) {
+  constexpr int S = kGemmStage;
+  const int64_t chunks = k / 32, groups = (chunks + S - 1) / S;
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= m * groups * S) return;
+  const int64_t r = i / (groups * S), c = i % (groups * S);
+  int q[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  float d = 0.f, sum = 0.f;
+  if (c < chunks) {
+    const uint8_t* xb;
+    if constexpr (Act == kGemmAct_q8_1) {
+      xb = xq + (r * chunks + c) * 36;
+      d = qg_f16_bits_to_float(*reinterpret_cast<const unsigned short*>(xb));
+      xb += 4;
+    } else {
+      xb = xq + (r * (k / 256) + c / 8) * 292;
+      d = __uint_as_float(*reinterpret_cast<const uint32_t*>(xb));
+      xb += 4 + 32 * (c % 8);
+    }
+    int s = 0;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+      q[e] = reinterpret_cast<const int*>(xb)[e];  // 4-byte aligned: 36 and 292 are multiples of 4
+      s = qg_dp4a(0x01010101, q[e], s);
+    }
+    sum = float(s);  // exact: |s| <= 32 * 128
+  }
+  uint8_t* dst = xp + (r * groups + c / S) * (S * 40);
+  gemm_store_codes(reinterpret_cast<int*>(dst + 32 * (c % S)), q);
+  reinterpret_cast<float2*>(dst + 32 * S)[c % S] = make_float2(d, sum);
+}
+
+// Shared memory of one GEMM instance (bytes). Per stage (STAGES of them, a ring):
+//   activations [kGemmBM][XS] ints: a group of the repacked activations per row (XS % 32
+//     == 8: the 8-byte fragment reads of 8 rows x 4 lanes are free of bank conflicts);
+//   weights [kGemmBN][WROW] bytes: the NB blocks covering the stage, from the row's
+//     position rounded down to 16.
+// Then the decoded weight tile (codes [kGemmBN][XS] ints, scales, offsets) and each
+// thread's activation source offsets. Three stages where two blocks still fit an SM (<= 112 KiB
+// each), else two; one on the AMD targets (static LDS <= 64 KiB: copy, barrier, use).
+template <class W>
+struct GemmGeom {
+  static constexpr int S = kGemmStage, SPC = W::SPC;
+  static_assert(S % W::CPB == 0 || W::CPB % S == 0, "a stage is whole blocks or part of one");
+  static constexpr int XS = 8 * S + 8;  // ints per tile row: codes, then S {d, sum} pairs
+  static_assert(XS * 4 == S * 40, "a tile row is one group of the repacked activations");
+  static constexpr int XV = XS / 4;     // its 16-byte pieces
+  static constexpr int XBYTES = kGemmBM * XS * 4;
+  static constexpr int NB = W::kRaw ? (S >= W::CPB ? S / W::CPB : 1) : 0;  // blocks of a row per stage
+  static constexpr int WV = W::kRaw ? (NB * W::BYTES + 30) / 16 : 0;      // 16-byte pieces, start misaligned <= 15
+  static constexpr int WROW = 16 * WV;
+  static constexpr int RAW = XBYTES + kGemmBN * WROW;  // one stage
+  // decoded tile: codes; per chunk {dsub_0, -dsub_0 * 1.5 * 2^23} of each row (as float4
+  // per column pair); dsub_1 (two sub-blocks per chunk); msub (formats with offsets)
+  static constexpr int TILE = kGemmBN * XS * 4 + S * kGemmBN * 8 + (SPC == 2 ? S * kGemmBN * 4 : 0) +
+                              (W::MIN ? S * kGemmBN * 4 : 0);
+  static constexpr int WCOPY = (kGemmBN * WV + kGemmThreads - 1) / kGemmThreads;  // weight pieces per thread (at most)
+  static constexpr int XCOPY = kGemmBM * XV / kGemmThreads;  // activation pieces per thread and stage
+  static_assert(kGemmBM * XV % kGemmThreads == 0, "whole activation pieces per thread");
+  static constexpr int XOFF = XCOPY * kGemmThreads * 4;
+  static constexpr int STAGES = !QG_DYN_SMEM ? 1 : 3 * RAW + TILE + XOFF <= 112 * 1024 ? 3 : 2;
+  static constexpr int SMEM = STAGES * RAW + TILE + XOFF;
+  static_assert(RAW % 16 == 0 && TILE % 16 == 0, "layout");
+};
+
 // Two blocks per SM on sm_90 (at most 128 registers: without the bound ptxas settles at 80
 // and spills).
 template <class W, int Act, int Mut, bool Moe = false>
 __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p) {
+  using G = GemmGeom<W>;
   constexpr int SPC = W::SPC;
   constexpr bool MIN = W::MIN;
   constexpr int S = kGemmStage;
-  constexpr int XS = 8 * S + 8;  // ints per row (above)
+  constexpr int XS = G::XS;
   constexpr int GROUPS_M = kGemmBM / 32;
   static_assert(kGemmThreads == (kGemmBM / 32) * (kGemmBN / 32) * kTileGroup, "one 32 x 32 sub-tile per tile group");
   static_assert(XS % 32 == 8 && XS % 4 == 0, "rows 8 banks apart, 16-byte aligned");
-  __shared__ __align__(16) int xs[kGemmBM][XS];
-  __shared__ __align__(16) int ws[kGemmBN][XS];
-  __shared__ float xd[S][kGemmBM];
-  __shared__ __align__(8) float wd[S * SPC][kGemmBN];
-  __shared__ __align__(8) float wm[MIN ? S * SPC : 1][kGemmBN];
-  __shared__ float xsum[MIN ? S * SPC : 1][kGemmBM];
+  static_assert(!MIN || SPC == 1, "one code sum per chunk");
+#if QG_DYN_SMEM
+  extern __shared__ __align__(16) uint8_t gsm[];
+#else
+  __shared__ __align__(16) uint8_t gsm[G::SMEM];
+#endif
+  int(*ws)[XS] = reinterpret_cast<int(*)[XS]>(gsm + G::STAGES * G::RAW);
+  float* wsc = reinterpret_cast<float*>(gsm + G::STAGES * G::RAW + kGemmBN * XS * 4);  // [S][kGemmBN / 2][4]
+  float* wd1 = wsc + S * kGemmBN * 2;                                                   // [S][kGemmBN], SPC 2
+  float* wm = wd1 + (SPC == 2 ? S * kGemmBN : 0);                                       // [S][kGemmBN], MIN
+  uint32_t* xsrc = reinterpret_cast<uint32_t*>(gsm + G::STAGES * G::RAW + G::TILE);   // [XCOPY][kGemmThreads]
+  using Tile = int[XS];
 
   const int tid = threadIdx.x;
   const int64_t m0 = int64_t(blockIdx.y) * kGemmBM, n0 = int64_t(blockIdx.x) * kGemmBN;
@@ -169,6 +238,96 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
   const int grp = tid / kTileGroup, lane = tid % kTileGroup;
   const int g = lane >> 2, t = lane & 3;
   const int gm = (grp % GROUPS_M) * 32, gn = (grp / GROUPS_M) * 32;  // this group's sub-tile
+  const int64_t wrow = W::kRaw ? (a.k / 32 / W::CPB) * W::BYTES : 0;  // bytes of a weight row
+  const uint8_t* wend = a.w + a.n * wrow;
+
+  // Rows past M hold zeros in every stage (never copied).
+  const int64_t groups = (chunks + S - 1) / S;
+  for (int i = tid; i < G::STAGES * kGemmBM * XS; i += kGemmThreads)
+    if (m0 + (i / XS) % kGemmBM >= rows) reinterpret_cast<int*>(gsm + (i / (kGemmBM * XS)) * G::RAW)[i % (kGemmBM * XS)] = 0;
+  // This thread's pieces of every stage: activation piece v = tid + T u (tile row v / XV,
+  // 16 bytes at 16 (v % XV)) is at xsrc[u][tid] 16-byte units into a group of the repacked
+  // activations (~0u: a row past M; in shared memory, to keep the registers); weight piece
+  // v = tid + T u: row v / WV, piece v % WV of the row's window.
+#pragma unroll
+  for (int u = 0; u < G::XCOPY; ++u) {
+    const int v = tid + kGemmThreads * u, i = v / G::XV;
+    uint32_t o = ~0u;
+    if (m0 + i < rows) o = uint32_t((moe ? list[m0 + i] / a.top_k : m0 + i) * groups * (S * 40 / 16) + v % G::XV);
+    xsrc[u * kGemmThreads + tid] = o;
+  }
+  __syncthreads();
+
+  // Stage st: the window of chunks [w0, w0 + S), w0 = (cbeg rounded down to S) + S st: its
+  // activation group (zero past k/32) and weight blocks inside the row are copied, its
+  // chunks in [cbeg, cend) used.
+  const int64_t wbase = cbeg / S * S;
+  const int nst = int((cend - wbase + S - 1) / S);
+  // Without asynchronous copies (the AMD targets: QG_DYN_SMEM 0, qg_async_copy16 a plain
+  // copy) a stage's loads are all issued before the first store, so they overlap.
+  constexpr bool kAsync = QG_DYN_SMEM != 0;
+  constexpr int HOLD = kAsync ? 1 : G::XCOPY + G::WCOPY;
+  auto issue = [&](int st) {
+    const int64_t w0 = wbase + int64_t(st) * S;
+    uint8_t* xr = gsm + (st % G::STAGES) * G::RAW;
+    const uint8_t* xg = a.xpack + (w0 / S) * (S * 40);
+    uint4 hold[HOLD];
+    uint8_t* hdst[HOLD];
+#pragma unroll
+    for (int h = 0; h < HOLD; ++h) hdst[h] = nullptr;
+#pragma unroll
+    for (int u = 0; u < G::XCOPY; ++u) {
+      const uint32_t o = xsrc[u * kGemmThreads + tid];
+      if (o == ~0u) continue;
+      uint8_t* dst = xr + 16 * (tid + kGemmThreads * u);
+      const uint8_t* src = xg + uint64_t(o) * 16;
+      if constexpr (kAsync) {
+        qg_async_copy16(dst, src);
+      } else {
+        hold[u] = *reinterpret_cast<const uint4*>(src);
+        hdst[u] = dst;
+      }
+    }
+    if constexpr (W::kRaw) {  // weights: the blocks of the window inside the row, in 16-byte pieces
+      const int have = int(chunks - w0 < S ? chunks - w0 : S);
+      const int64_t len = int64_t(W::CPB == 1 ? have : 1) * W::BYTES, boff = w0 / W::CPB * W::BYTES;
+      uint8_t* wr = xr + G::XBYTES;
+#pragma unroll
+      for (int u = 0; u < G::WCOPY; ++u) {
+        const int v = tid + kGemmThreads * u, r = v / G::WV, q = v % G::WV;
+        if (v >= kGemmBN * G::WV || n0 + r >= a.n) continue;
+        const uint8_t* g0 = a.w + (n0 + r) * wrow + boff;
+        const uint8_t* src = g0 - (reinterpret_cast<uintptr_t>(g0) & 15) + 16 * q;
+        if (src >= g0 + len) continue;
+        uint8_t* dst = wr + r * G::WROW + 16 * q;
+        uint4 piece;
+        if (src + 16 <= wend) {
+          if constexpr (kAsync) {
+            qg_async_copy16(dst, src);
+            continue;
+          }
+          piece = *reinterpret_cast<const uint4*>(src);
+        } else {  // the tensor's last piece, cut at its end
+          uint32_t w4[4] = {0, 0, 0, 0};
+          for (int e = 0; e < 16; ++e)
+            if (src + e < wend) w4[e / 4] |= uint32_t(src[e]) << (8 * (e % 4));
+          piece = make_uint4(w4[0], w4[1], w4[2], w4[3]);
+        }
+        if constexpr (kAsync) {
+          *reinterpret_cast<uint4*>(dst) = piece;
+        } else {
+          hold[G::XCOPY + u] = piece;
+          hdst[G::XCOPY + u] = dst;
+        }
+      }
+    }
+    if constexpr (!kAsync) {
+#pragma unroll
+      for (int h = 0; h < HOLD; ++h)
+        if (hdst[h]) *reinterpret_cast<uint4*>(hdst[h]) = hold[h];
+    }
+  };
+
 
   float acc[2][4][4];
 #pragma unroll
@@ -179,50 +338,61 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
   const int seed[4] = {kGemmSeed, kGemmSeed, kGemmSeed, kGemmSeed};
 
-  for (int64_t s0 = cbeg; s0 < cend; s0 += S) {
-    const int nch = int(cend - s0 < S ? cend - s0 : S);
-    // ---- load: activations (rows past M and chunks past the split are zeros) ----
 #pragma unroll 1
-    for (int p = tid; p < kGemmBM * S; p += kGemmThreads) {
-      const int i = p / S, j = p % S;
-      int q[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      float d = 0.f;
-      if (m0 + i < rows && j < nch) act_chunk<Act>(a, moe ? list[m0 + i] / a.top_k : m0 + i, s0 + j, q, d);
-      gemm_store_codes(&xs[i][8 * j], q);
-      xd[j][i] = d;
-      if constexpr (MIN) {
-        constexpr int L = 32 / SPC;
-#pragma unroll
-        for (int s = 0; s < SPC; ++s) {
-          int sum = 0;
-#pragma unroll
-          for (int e = s * L / 4; e < (s + 1) * L / 4; ++e) sum = qg_dp4a(0x01010101, q[e], sum);
-          xsum[SPC * j + s][i] = float(sum);  // exact: |sum| <= 32 * 128
-        }
-      }
+  for (int st = 0; st < G::STAGES - 1; ++st) {
+    if (st < nst) issue(st);
+    qg_async_commit();  // one group per stage, empty ones included, so the count below holds
+  }
+#pragma unroll 1
+  for (int st = 0; st < nst; ++st) {
+    if constexpr (G::STAGES == 1) {
+      if (st > 0) __syncthreads();  // everyone done with the one stage
+      issue(st);
+      qg_async_commit();
     }
-    // ---- load: weights, decoded once per block to int8 codes (rows past N are zeros) ----
-    for (int p = tid; p < kGemmBN * S; p += kGemmThreads) {
-      const int r = p / S, j = p % S;
+    qg_async_wait<G::STAGES >= 2 ? G::STAGES - 2 : 0>();  // this thread's copies of stage st are in
+    __syncthreads();  // everyone's are; everyone is done with stage st - 1 (its ring slot, the tile)
+    if constexpr (G::STAGES >= 2) {
+      if (st + G::STAGES - 1 < nst) issue(st + G::STAGES - 1);  // into stage st - 1's slot
+      qg_async_commit();
+    }
+    const int64_t w0 = wbase + int64_t(st) * S;
+    const int jlo = int(cbeg > w0 ? cbeg - w0 : 0), jhi = int(cend - w0 < S ? cend - w0 : S);
+    const uint8_t* xr = gsm + (st % G::STAGES) * G::RAW;
+    // ---- decode: the weights' chunks of the window to int8 codes (rows past N, chunks
+    // outside the split: zeros) ----
+    for (int pi = tid; pi < kGemmBN * S; pi += kGemmThreads) {
+      const int r = pi / S, j = pi % S;
       int q[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       float ds[SPC], ms[SPC];
 #pragma unroll
       for (int s = 0; s < SPC; ++s) ds[s] = ms[s] = 0.f;
-      if (n0 + r < a.n && j < nch) W::chunk(a, n0 + r, s0 + j, q, ds, ms);
-      gemm_store_codes(&ws[r][8 * j], q);
-#pragma unroll
-      for (int s = 0; s < SPC; ++s) {
-        wd[SPC * j + s][r] = ds[s];
-        if constexpr (MIN) wm[SPC * j + s][r] = ms[s];
+      if (n0 + r < a.n && j >= jlo && j < jhi) {
+        if constexpr (W::kRaw) {
+          const int64_t b0 = w0 / W::CPB;
+          const uint8_t* g0 = a.w + (n0 + r) * wrow + b0 * W::BYTES;
+          const uint8_t* blk = xr + G::XBYTES + r * G::WROW + (reinterpret_cast<uintptr_t>(g0) & 15) +
+                               ((w0 + j) / W::CPB - b0) * W::BYTES;
+          W::decode(blk, int((w0 + j) % W::CPB), q, ds, ms, a.t);
+        } else {
+          W::chunk(a, n0 + r, w0 + j, q, ds, ms);
+        }
       }
+      gemm_store_codes(&ws[r][8 * j], q);
+      float* sc = wsc + (j * kGemmBN + (r & ~1)) * 2 + (r & 1);
+      sc[0] = ds[0];
+      sc[2] = -(ds[0] * kGemmSeedF);  // exact (gemm_scaled_isum)
+      if constexpr (SPC == 2) wd1[j * kGemmBN + r] = ds[1];
+      if constexpr (MIN) wm[j * kGemmBN + r] = ms[0];
     }
-    if constexpr (Mut != kGemmMutMissingSync) __syncthreads();  // planted: used before every group has loaded
-    // ---- use: every chunk of the stage (those past nch hold zero codes and scales: each
-    // adds an exact +0 to the sums) ----
+    if constexpr (Mut != kGemmMutMissingSync) __syncthreads();  // planted: used before every group has decoded
+    // ---- use: the chunks of the window inside the split ----
     QG_UNROLL_REGS
     for (int j = 0; j < S; ++j) {
+      if (j < jlo || j >= jhi) continue;
       int af[2][4], bf[4][2];
-      float xr[2][2], xq[MIN ? SPC : 1][2][2];
+      float xd[2][2], xq[MIN ? SPC : 1][2][2];
+      const Tile* xs = reinterpret_cast<const Tile*>(xr);
 #pragma unroll
       for (int mt = 0; mt < 2; ++mt)
 #pragma unroll
@@ -231,11 +401,9 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
           const int2 v = *reinterpret_cast<const int2*>(&xs[r][8 * j + 2 * t]);
           af[mt][h] = v.x;      // A[r][4t..4t+3]
           af[mt][2 + h] = v.y;  // A[r][16+4t..]
-          xr[mt][h] = xd[j][r];
-          if constexpr (MIN) {
-#pragma unroll
-            for (int s = 0; s < SPC; ++s) xq[s][mt][h] = xsum[SPC * j + s][r];
-          }
+          const float2 sc = *reinterpret_cast<const float2*>(&xs[r][8 * S + 2 * j]);  // {d, code sum}
+          xd[mt][h] = sc.x;
+          if constexpr (MIN) xq[0][mt][h] = sc.y;
         }
 #pragma unroll
       for (int nt = 0; nt < 4; ++nt) {
@@ -246,14 +414,11 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
 #pragma unroll
       for (int nt = 0; nt < 4; ++nt) {
         const int c = gn + 8 * nt + 2 * t;  // this lane's two columns: c, c + 1
-        float2 wdv[SPC], wmv[SPC];
-#pragma unroll
-        for (int s = 0; s < SPC; ++s) {
-          wdv[s] = *reinterpret_cast<const float2*>(&wd[SPC * j + s][c]);
-          if constexpr (MIN) wmv[s] = *reinterpret_cast<const float2*>(&wm[SPC * j + s][c]);
-        }
-        // -(dsub_0 * 1.5 * 2^23), exact (gemm_scaled_isum)
-        const float nb[2] = {-(wdv[0].x * kGemmSeedF), -(wdv[0].y * kGemmSeedF)};
+        const float4 sc = *reinterpret_cast<const float4*>(&wsc[(j * kGemmBN + c) * 2]);
+        const float2 wdv0 = make_float2(sc.x, sc.y), nb = make_float2(sc.z, sc.w);
+        float2 wdv1 = make_float2(0.f, 0.f), wmv = make_float2(0.f, 0.f);
+        if constexpr (SPC == 2) wdv1 = *reinterpret_cast<const float2*>(&wd1[j * kGemmBN + c]);
+        if constexpr (MIN) wmv = *reinterpret_cast<const float2*>(&wm[j * kGemmBN + c]);
 #pragma unroll
         for (int mt = 0; mt < 2; ++mt) {
           int lo[4], hi[4];
@@ -267,28 +432,17 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
             const int h = e >> 1;
-            const float wd0 = (e & 1) ? wdv[0].y : wdv[0].x;
-            float inner = gemm_scaled_isum(wd0, lo[e], (e & 1) ? nb[1] : nb[0]);  // dsub_0 * isum_0, rounded once
-            if constexpr (MIN) {
-              const float wm0 = (e & 1) ? wmv[0].y : wmv[0].x;
-              inner = qg_fmaf(-wm0, xq[0][mt][h], inner);
-            }
-            if constexpr (SPC == 2) {
-              const float wd1 = (e & 1) ? wdv[1].y : wdv[1].x;
-              if constexpr (MIN) {
-                const float wm1 = (e & 1) ? wmv[1].y : wmv[1].x;
-                inner += wd1 * gemm_isum(hi[e]) - wm1 * xq[1][mt][h];
-              } else {
-                inner += wd1 * gemm_isum(hi[e]);
-              }
-            }
-            acc[mt][nt][e] += xr[mt][h] * inner;
+            const float wd0 = (e & 1) ? wdv0.y : wdv0.x;
+            float inner = gemm_scaled_isum(wd0, lo[e], (e & 1) ? nb.y : nb.x);  // dsub_0 * isum_0, rounded once
+            if constexpr (MIN) inner = qg_fmaf(-((e & 1) ? wmv.y : wmv.x), xq[0][mt][h], inner);
+            if constexpr (SPC == 2) inner += ((e & 1) ? wdv1.y : wdv1.x) * gemm_isum(hi[e]);
+            acc[mt][nt][e] += xd[mt][h] * inner;
           }
         }
       }
     }
-    __syncthreads();  // every group done with this stage before the next overwrites it
   }
+  qg_async_wait<0>();  // no copy outlives the block (the ring's last, empty groups)
 
   const bool split = !moe && a.splits > 1;
   float* out = split ? a.partial + int64_t(blockIdx.z) * a.m * a.n : a.y;
@@ -316,12 +470,35 @@ static __global__ void gemm_split_reduce(const float* __restrict__ partial, floa
   }
 }
 
+// a.xq -> a.xpack (gemm_pack_acts), for a.m rows.
+inline void gemm_pack(const GemmArgs& a, int act, gpuStream_t s) {
+  const int64_t threads = a.m * ((a.k / 32 + kGemmStage - 1) / kGemmStage) * kGemmStage;
+  const unsigned blocks = unsigned((threads + 255) / 256);
+  if (act == kGemmAct_q8_1) gemm_pack_acts<kGemmAct_q8_1><<<blocks, 256, 0, s>>>(a.xq, a.xpack, a.m, a.k);
+  else gemm_pack_acts<kGemmAct_q8_K><<<blocks, 256, 0, s>>>(a.xq, a.xpack, a.m, a.k);
+}
+
+// Launch of one instance with its shared memory (on CUDA dynamic, above the static 48 KiB
+// after the opt-in; a failed opt-in surfaces as the launch's error).
+template <class W, int Act, int Mut, bool Moe>
+void gemm_launch_kernel(const dim3& grid, const GemmArgs& a, gpuStream_t s) {
+  using G = GemmGeom<W>;
+#if QG_DYN_SMEM
+  (void)gpuFuncSetAttribute(reinterpret_cast<const void*>(&gemm_kernel<W, Act, Mut, Moe>),
+                            gpuFuncAttributeMaxDynamicSharedMemorySize, G::SMEM);
+  gemm_kernel<W, Act, Mut, Moe><<<grid, kGemmThreads, G::SMEM, s>>>(a);
+#else
+  gemm_kernel<W, Act, Mut, Moe><<<grid, kGemmThreads, 0, s>>>(a);
+#endif
+}
+
 template <class W, int Act, int Mut>
 void launch_gemm(const GemmArgs& a, void* stream) {
   if (a.m <= 0 || a.n <= 0) return;
   const gpuStream_t s = static_cast<gpuStream_t>(stream);
+  gemm_pack(a, Act, s);
   const dim3 grid(unsigned((a.n + kGemmBN - 1) / kGemmBN), unsigned((a.m + kGemmBM - 1) / kGemmBM), unsigned(a.splits));
-  gemm_kernel<W, Act, Mut><<<grid, kGemmThreads, 0, s>>>(a);
+  gemm_launch_kernel<W, Act, Mut, false>(grid, a, s);
   if (a.splits > 1) {
     int used = a.splits;
     // planted: a short last split (K not a multiple of the split) left out of the sum

@@ -15,15 +15,9 @@
 
 namespace qgate::cuk {
 
-// IEEE binary16 bits -> the same value as f32, exactly (f16_value rounded to f32, which
-// loses nothing), in integer arithmetic: normal numbers re-biased, subnormals m * 2^-24
-// (m < 2^10, exact), infinities and NaNs (quiet, sign kept) as f16_value gives them.
-QG_DEV float gemm_f16_to_f32(uint32_t h) {
-  const uint32_t s = (h & 0x8000u) << 16, e = (h >> 10) & 31u, m = h & 1023u;
-  if (e == 0) return __uint_as_float(s | __float_as_uint(float(m) * 5.9604644775390625e-8f));
-  if (e == 31) return __uint_as_float(s | (m ? 0x7FC00000u : 0x7F800000u));
-  return __uint_as_float(s | ((e + 112u) << 23) | (m << 13));
-}
+// IEEE binary16 bits (the low 16 of h) -> the same value as f32, exactly (the hardware
+// conversion: normal and subnormal values exact, infinities kept, NaN stays NaN).
+QG_DEV float gemm_f16_to_f32(uint32_t h) { return qg_f16_bits_to_float((unsigned short)(h & 0xFFFFu)); }
 QG_DEV uint32_t gemm_u32_2(const uint8_t* p) {  // 4 bytes at a 2-byte aligned address
   const uint16_t* h = reinterpret_cast<const uint16_t*>(p);
   return uint32_t(h[0]) | (uint32_t(h[1]) << 16);

@@ -166,7 +166,7 @@ const char* launch_gemm(const KernelInfo& k, const QTensor& w, const float* x, i
     if (lay.total > w.bytes.size()) return fail("GPTQ container is truncated");
     a.group = h[2];
   }
-  cu::DeviceBuffer wb, xq, part;
+  cu::DeviceBuffer wb, xq, xp, part;
   cu::GuardedMirror om;
   if (auto e = wb.alloc(w.bytes.size()); !e.empty()) return fail(e);
   if (auto e = wb.upload(w.bytes.data(), w.bytes.size()); !e.empty()) return fail(e);
@@ -179,6 +179,8 @@ const char* launch_gemm(const KernelInfo& k, const QTensor& w, const float* x, i
     a.scales = reinterpret_cast<const uint16_t*>(wb.bytes_ptr() + lay.scales);
   }
   a.xq = xq.bytes_ptr();
+  if (auto e = xp.alloc(static_cast<size_t>(gemm_xpack_bytes(m, w.k))); !e.empty()) return fail(e);
+  a.xpack = xp.bytes_ptr();
   a.y = static_cast<float*>(om.payload());
   gemm_plan(a);
   if (a.splits > 1) {
@@ -200,7 +202,7 @@ const char* launch_moe(const KernelInfo& k, const QTensor& w, int64_t experts, c
   if (w.k % code.block_elems) return fail("k is not a multiple of the block size");
   if (experts < 1 || w.n % experts || top_k < 1 || m < 1) return fail("moe: the weight rows are not whole experts");
   const int64_t n = w.n / experts, slots = m * top_k;
-  cu::DeviceBuffer wb, xq, idb, list, count;
+  cu::DeviceBuffer wb, xq, xp, idb, list, count;
   cu::GuardedMirror om;
   if (auto e = wb.alloc(w.bytes.size()); !e.empty()) return fail(e);
   if (auto e = wb.upload(w.bytes.data(), w.bytes.size()); !e.empty()) return fail(e);
@@ -220,9 +222,11 @@ const char* launch_moe(const KernelInfo& k, const QTensor& w, int64_t experts, c
   } else {
     if (auto e = list.alloc(static_cast<size_t>(experts * slots) * 4); !e.empty()) return fail(e);
     if (auto e = count.alloc(static_cast<size_t>(experts) * 4); !e.empty()) return fail(e);
+    if (auto e = xp.alloc(static_cast<size_t>(gemm_xpack_bytes(m, w.k))); !e.empty()) return fail(e);
     GemmArgs a;
     a.w = wb.bytes_ptr();
     a.xq = xq.bytes_ptr();
+    a.xpack = xp.bytes_ptr();
     a.y = y;
     a.n = n;
     a.k = w.k;

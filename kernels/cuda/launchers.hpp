@@ -34,6 +34,10 @@ inline constexpr int64_t kGemmSplitTarget = 128, kGemmSplitMinChunks = 6, kGemmM
 struct GemmArgs {
   const uint8_t* w = nullptr;   // block formats: n rows of k/QK blocks
   const uint8_t* xq = nullptr;  // m rows of q8_1 / q8_K blocks (quantize_*)
+  // Scratch the launcher repacks xq into (gemm.cuh gemm_pack_acts): per row, per group of
+  // kGemmStage chunks, the group's codes in the tile's order then its {f32 d, f32 code sum}
+  // pairs; gemm_xpack_bytes(m, k) bytes, allocated by the caller, 16-byte aligned.
+  uint8_t* xpack = nullptr;
   float* y = nullptr;           // m rows of n, row stride ldy
   float* partial = nullptr;     // splits x m x n (splits > 1)
   int64_t n = 0, k = 0, m = 0, ldy = 0;
@@ -52,6 +56,9 @@ struct GemmArgs {
   int top_k = 1;
   IqTables t;
 };
+inline int64_t gemm_xpack_bytes(int64_t m, int64_t k) {
+  return m * ((k / 32 + kGemmStage - 1) / kGemmStage) * (kGemmStage * 40);
+}
 // The split-K plan for an m x n x k GEMM: sets splits and split_chunks.
 inline void gemm_plan(GemmArgs& a) {
   const int64_t chunks = a.k / 32;

@@ -48,6 +48,12 @@
 #define gpuEventRecord hipEventRecord
 #define gpuEventSynchronize hipEventSynchronize
 #define gpuEventElapsedTime hipEventElapsedTime
+#define gpuFuncSetAttribute hipFuncSetAttribute
+#define gpuFuncAttributeMaxDynamicSharedMemorySize hipFuncAttributeMaxDynamicSharedMemorySize
+// Shared memory above the static 48 KiB needs a dynamic allocation and an opt-in on CUDA;
+// the AMD targets have 64 KiB of LDS per workgroup at most, so kernels there declare it
+// statically (which the census then counts).
+#define QG_DYN_SMEM 0
 using qg_half = __half;
 // ROCm 5.2 (Debian 12) has no hip_bf16.h: a bf16 is its 16 bits here, rounded by
 // qg_float_to_bf16_bits below.
@@ -95,6 +101,9 @@ using qg_bf16 = unsigned short;
 #define gpuEventRecord cudaEventRecord
 #define gpuEventSynchronize cudaEventSynchronize
 #define gpuEventElapsedTime cudaEventElapsedTime
+#define gpuFuncSetAttribute cudaFuncSetAttribute
+#define gpuFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
+#define QG_DYN_SMEM 1
 using qg_half = __half;
 using qg_bf16 = __nv_bfloat16;
 #endif
@@ -272,6 +281,9 @@ __device__ __forceinline__ unsigned qg_byte_perm(unsigned x, unsigned y, unsigne
 __device__ __forceinline__ void qg_async_copy16(void* smem, const void* gmem) {
   *static_cast<uint4*>(smem) = *static_cast<const uint4*>(gmem);
 }
+__device__ __forceinline__ void qg_async_copy4(void* smem, const void* gmem) {
+  *static_cast<uint32_t*>(smem) = *static_cast<const uint32_t*>(gmem);
+}
 __device__ __forceinline__ void qg_async_commit() {}
 template <int N>
 __device__ __forceinline__ void qg_async_wait() {}
@@ -311,6 +323,15 @@ __device__ __forceinline__ void qg_async_copy16(void* smem, const void* gmem) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
 #else
   *static_cast<uint4*>(smem) = *static_cast<const uint4*>(gmem);
+#endif
+}
+// The same for 4 bytes (cp.async.ca), both 4-byte aligned.
+__device__ __forceinline__ void qg_async_copy4(void* smem, const void* gmem) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(gmem) : "memory");
+#else
+  *static_cast<uint32_t*>(smem) = *static_cast<const uint32_t*>(gmem);
 #endif
 }
 __device__ __forceinline__ void qg_async_commit() {
