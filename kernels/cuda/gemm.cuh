@@ -241,8 +241,12 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
   const int64_t wrow = W::kRaw ? (a.k / 32 / W::CPB) * W::BYTES : 0;  // bytes of a weight row
   const uint8_t* wend = a.w + a.n * wrow;
 
-  // Rows past M hold zeros in every stage (never copied).
+  // Rows past M hold zeros in every stage (never copied). The decoded tile's scales start
+  // as NaN: shared memory keeps what the SM's previous block left (often the same weights'
+  // decode), so a read of the tile before this block's decode wrote it (a missing barrier)
+  // shows as NaN outputs instead of plausible stale values.
   const int64_t groups = (chunks + S - 1) / S;
+  for (int i = tid; i < (G::TILE - kGemmBN * XS * 4) / 4; i += kGemmThreads) wsc[i] = __int_as_float(0x7FC00000);
   for (int i = tid; i < G::STAGES * kGemmBM * XS; i += kGemmThreads)
     if (m0 + (i / XS) % kGemmBM >= rows) reinterpret_cast<int*>(gsm + (i / (kGemmBM * XS)) * G::RAW)[i % (kGemmBM * XS)] = 0;
   // This thread's pieces of every stage: activation piece v = tid + T u (tile row v / XV,
