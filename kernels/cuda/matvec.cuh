@@ -167,12 +167,6 @@ QG_DEV uint32_t lut16_half(uint32_t sel, const uint32_t (&tb)[4]) {  // 4 nibble
   const uint32_t lo = qg_byte_perm(tb[0], tb[1], sel & 0x7777u), hi = qg_byte_perm(tb[2], tb[3], sel & 0x7777u);
   return qg_byte_perm(lo, hi, 0x3210u | ((sel & 0x8888u) >> 1));
 }
-// A word of 8 nibbles (bytes b0..b3) -> {table[lo nibbles]} and {table[hi nibbles]} as int8 lanes.
-QG_DEV void lut16(uint32_t q, const uint32_t (&tb)[4], int& lo, int& hi) {
-  const uint32_t a = lut16_half(q, tb), b = lut16_half(q >> 16, tb);
-  lo = int(qg_byte_perm(a, b, 0x6420u));
-  hi = int(qg_byte_perm(a, b, 0x7531u));
-}
 // Nibble codes 0..15 (int8 lanes) minus 8, and 6-bit codes minus 32: exact, no carries.
 QG_DEV int sub8(uint32_t v) { return int((v + 0x78787878u) ^ 0x80808080u); }
 QG_DEV int sub32(uint32_t v) { return int((v + 0x60606060u) ^ 0x80808080u); }
@@ -185,6 +179,21 @@ template <class F, int Mut>
 struct ChunkDecoder {
   static constexpr int L = F::SUB < 32 ? F::SUB : 32, SPC = 32 / L;
   static constexpr bool kFast = kMvFast<F> && (Mut != kMutCrossedLanes || std::is_same_v<F, Fmt_q4_0>);
+  // The 16-entry lookup formats leave their codes in the byte order of the nibbles (wq[2i]:
+  // elements 4i, 16+4i, 4i+1, 16+4i+1; wq[2i+1]: 4i+2, 16+4i+2, 4i+3, 16+4i+3) and the
+  // caller permutes the chunk's activation ints the same way once (permute_x), shared by
+  // the block's weight rows: the same products, so the same integer sums.
+  static constexpr bool kPermX = kFast && (std::is_same_v<F, Fmt_mxfp4> || std::is_same_v<F, Fmt_iq4_xs>);
+  QG_DEV static void permute_x(int (&xv)[8]) {
+    int p[8];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      p[2 * i] = int(qg_byte_perm(uint32_t(xv[i]), uint32_t(xv[i + 4]), 0x5140u));
+      p[2 * i + 1] = int(qg_byte_perm(uint32_t(xv[i]), uint32_t(xv[i + 4]), 0x7362u));
+    }
+#pragma unroll
+    for (int e = 0; e < 8; ++e) xv[e] = p[e];
+  }
   uint32_t tb[4];
   QG_DEV explicit ChunkDecoder(const IqTables& t) {
     if constexpr (std::is_same_v<F, Fmt_mxfp4>) {  // twice the E2M1 value, sign in bit 3
@@ -217,13 +226,21 @@ struct ChunkDecoder {
       const uint32_t e8 = lds_u32(s, off) & 0xFFu;
       ds[0] = __uint_as_float(e8 >= 2 ? (e8 - 1) << 23 : 0x00400000u >> (1 - e8));  // 2^(e-128), exact
 #pragma unroll
-      for (int e = 0; e < 4; ++e) lut16(lds_u32(s, off + 1 + 4 * e), tb, wq[e], wq[e + 4]);
+      for (int e = 0; e < 4; ++e) {  // nibble order (kPermX)
+        const uint32_t q = lds_u32(s, off + 1 + 4 * e);
+        wq[2 * e] = int(lut16_half(q, tb));
+        wq[2 * e + 1] = int(lut16_half(q >> 16, tb));
+      }
     } else if constexpr (kFast && std::is_same_v<F, Fmt_iq4_xs>) {  // {f16 d; u16 sh; u8 sl[4]; u8 qs[128]}, 8-aligned
       const uint32_t h = lds_a32(s, off), sl = lds_a32(s, off + 4);
       const uint32_t ls = ((sl >> (4 * c8)) & 15u) | (((h >> (16 + 2 * c8)) & 3u) << 4);
       ds[0] = f16_lo(h) * float(int(ls) - 32);
 #pragma unroll
-      for (int e = 0; e < 4; ++e) lut16(lds_a32(s, off + 8 + 16 * c8 + 4 * e), tb, wq[e], wq[e + 4]);
+      for (int e = 0; e < 4; ++e) {  // nibble order (kPermX)
+        const uint32_t q = lds_a32(s, off + 8 + 16 * c8 + 4 * e);
+        wq[2 * e] = int(lut16_half(q, tb));
+        wq[2 * e + 1] = int(lut16_half(q >> 16, tb));
+      }
     } else if constexpr (kFast && std::is_same_v<F, Fmt_q4_K>) {  // {f16 d, dmin; u8 sc[12]; u8 qs[128]}, 16-aligned
       const uint32_t h = lds_a32(s, off);
       const uint8_t* blk = s + off;
@@ -352,6 +369,7 @@ __global__ void __launch_bounds__(kMatvecThreads)
       int xv[8];
 #pragma unroll
       for (int e = 0; e < 8; ++e) xv[e] = reinterpret_cast<const int*>(xb)[e];  // 4-byte aligned
+      if constexpr (D::kPermX) D::permute_x(xv);
       int qs[SPC];
 #pragma unroll
       for (int q = 0; q < SPC; ++q) {
