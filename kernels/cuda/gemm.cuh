@@ -241,14 +241,15 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
   const int64_t wrow = W::kRaw ? (a.k / 32 / W::CPB) * W::BYTES : 0;  // bytes of a weight row
   const uint8_t* wend = a.w + a.n * wrow;
 
-  // Rows past M hold zeros in every stage (never copied). The decoded tile's scales start
-  // as NaN: shared memory keeps what the SM's previous block left (often the same weights'
-  // decode), so a read of the tile before this block's decode wrote it (a missing barrier)
-  // shows as NaN outputs instead of plausible stale values.
+  // Rows past M hold zeros in every stage (never copied). The other activation rows and the
+  // decoded tile's scales start as NaN: shared memory keeps what the SM's previous block
+  // left (often the same weights), so a read before this block's copy landed or its decode
+  // wrote (a missing wait or barrier) shows as NaN outputs instead of plausible stale values.
   const int64_t groups = (chunks + S - 1) / S;
   for (int i = tid; i < (G::TILE - kGemmBN * XS * 4) / 4; i += kGemmThreads) wsc[i] = __int_as_float(0x7FC00000);
   for (int i = tid; i < G::STAGES * kGemmBM * XS; i += kGemmThreads)
-    if (m0 + (i / XS) % kGemmBM >= rows) reinterpret_cast<int*>(gsm + (i / (kGemmBM * XS)) * G::RAW)[i % (kGemmBM * XS)] = 0;
+    reinterpret_cast<int*>(gsm + (i / (kGemmBM * XS)) * G::RAW)[i % (kGemmBM * XS)] =
+        m0 + (i / XS) % kGemmBM >= rows ? 0 : 0x7FC00000;
   // This thread's pieces of every stage: activation piece v = tid + T u (tile row v / XV,
   // 16 bytes at 16 (v % XV)) is at xsrc[u][tid] 16-byte units into a group of the repacked
   // activations (~0u: a row past M; in shared memory, to keep the registers); weight piece
@@ -354,8 +355,12 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
       issue(st);
       qg_async_commit();
     }
-    qg_async_wait<G::STAGES >= 2 ? G::STAGES - 2 : 0>();  // this thread's copies of stage st are in
-    __syncthreads();  // everyone's are; everyone is done with stage st - 1 (its ring slot, the tile)
+    // planted (kGemmMutMissingSync): no synchronisation between a stage's copies, its decode
+    // and its use -- neither this wait nor the two barriers below
+    if constexpr (Mut != kGemmMutMissingSync) {
+      qg_async_wait<G::STAGES >= 2 ? G::STAGES - 2 : 0>();  // this thread's copies of stage st are in
+      __syncthreads();  // everyone's are; everyone is done with stage st - 1 (its ring slot, the tile)
+    }
     if constexpr (G::STAGES >= 2) {
       if (st + G::STAGES - 1 < nst) issue(st + G::STAGES - 1);  // into stage st - 1's slot
       qg_async_commit();
@@ -389,7 +394,7 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
       if constexpr (SPC == 2) wd1[j * kGemmBN + r] = ds[1];
       if constexpr (MIN) wm[j * kGemmBN + r] = ms[0];
     }
-    if constexpr (Mut != kGemmMutMissingSync) __syncthreads();  // planted: used before every group has decoded
+    if constexpr (Mut != kGemmMutMissingSync) __syncthreads();  // every group's decode done before the use
     // ---- use: the chunks of the window inside the split ----
     QG_UNROLL_REGS
     for (int j = 0; j < S; ++j) {

@@ -17,7 +17,7 @@ void mutant_matvec_q4_K_rows_past_m(const uint8_t* w, const uint8_t* xq, float* 
   launch_matvec<Fmt_q4_K, kAct_q8_K, kMutRowsPastM>(w, xq, y, n, k, m, ldy, t, stream);
 }
 
-// The GEMM's shared-memory tiles used without the barrier after the load.
+// The GEMM's shared-memory tiles used without the cp.async wait and the barriers after the load.
 void mutant_gemm_q4_0_missing_sync(const GemmArgs& a, void* stream) {
   launch_gemm<BlockWeights<Fmt_q4_0>, kGemmAct_q8_1, kGemmMutMissingSync>(a, stream);
 }

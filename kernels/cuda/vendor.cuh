@@ -281,9 +281,6 @@ __device__ __forceinline__ unsigned qg_byte_perm(unsigned x, unsigned y, unsigne
 __device__ __forceinline__ void qg_async_copy16(void* smem, const void* gmem) {
   *static_cast<uint4*>(smem) = *static_cast<const uint4*>(gmem);
 }
-__device__ __forceinline__ void qg_async_copy4(void* smem, const void* gmem) {
-  *static_cast<uint32_t*>(smem) = *static_cast<const uint32_t*>(gmem);
-}
 __device__ __forceinline__ void qg_async_commit() {}
 template <int N>
 __device__ __forceinline__ void qg_async_wait() {}
@@ -323,15 +320,6 @@ __device__ __forceinline__ void qg_async_copy16(void* smem, const void* gmem) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
 #else
   *static_cast<uint4*>(smem) = *static_cast<const uint4*>(gmem);
-#endif
-}
-// The same for 4 bytes (cp.async.ca), both 4-byte aligned.
-__device__ __forceinline__ void qg_async_copy4(void* smem, const void* gmem) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(gmem) : "memory");
-#else
-  *static_cast<uint32_t*>(smem) = *static_cast<const uint32_t*>(gmem);
 #endif
 }
 __device__ __forceinline__ void qg_async_commit() {
