@@ -252,7 +252,8 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
         m0 + (i / XS) % kGemmBM >= rows ? 0 : 0x7FC00000;
   // This thread's pieces of every stage: activation piece v = tid + T u (tile row v / XV,
   // 16 bytes at 16 (v % XV)) is at xsrc[u][tid] 16-byte units into a group of the repacked
-  // activations (~0u: a row past M; in shared memory, to keep the registers); weight piece
+  // activations (~0u: a row past M; in shared memory, to keep the registers; 32 bits:
+  // launch.cpp refuses shapes past gemm_xpack_fits); weight piece
   // v = tid + T u: row v / WV, piece v % WV of the row's window.
 #pragma unroll
   for (int u = 0; u < G::XCOPY; ++u) {

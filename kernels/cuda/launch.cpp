@@ -179,6 +179,7 @@ const char* launch_gemm(const KernelInfo& k, const QTensor& w, const float* x, i
     a.scales = reinterpret_cast<const uint16_t*>(wb.bytes_ptr() + lay.scales);
   }
   a.xq = xq.bytes_ptr();
+  if (!gemm_xpack_fits(m, w.k)) return fail("the GEMM's repacked activations pass 64 GiB: split M");
   if (auto e = xp.alloc(static_cast<size_t>(gemm_xpack_bytes(m, w.k))); !e.empty()) return fail(e);
   a.xpack = xp.bytes_ptr();
   a.y = static_cast<float*>(om.payload());
@@ -222,6 +223,7 @@ const char* launch_moe(const KernelInfo& k, const QTensor& w, int64_t experts, c
   } else {
     if (auto e = list.alloc(static_cast<size_t>(experts * slots) * 4); !e.empty()) return fail(e);
     if (auto e = count.alloc(static_cast<size_t>(experts) * 4); !e.empty()) return fail(e);
+    if (!gemm_xpack_fits(m, w.k)) return fail("the GEMM's repacked activations pass 64 GiB: split M");
     if (auto e = xp.alloc(static_cast<size_t>(gemm_xpack_bytes(m, w.k))); !e.empty()) return fail(e);
     GemmArgs a;
     a.w = wb.bytes_ptr();

@@ -59,6 +59,8 @@ struct GemmArgs {
 inline int64_t gemm_xpack_bytes(int64_t m, int64_t k) {
   return m * ((k / 32 + kGemmStage - 1) / kGemmStage) * (kGemmStage * 40);
 }
+// The kernel addresses the repacked activations in 16-byte units with 32-bit offsets.
+inline bool gemm_xpack_fits(int64_t m, int64_t k) { return gemm_xpack_bytes(m, k) / 16 < int64_t(0xFFFFFFFF); }
 // The split-K plan for an m x n x k GEMM: sets splits and split_chunks.
 inline void gemm_plan(GemmArgs& a) {
   const int64_t chunks = a.k / 32;
