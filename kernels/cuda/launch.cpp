@@ -24,6 +24,13 @@ const char* fail(std::string msg) {
   return g_err.c_str();
 }
 
+// The GEMM's repacked-activation scratch for m rows of k (launchers.hpp gemm_xpack_bytes);
+// "" or why not (a shape past the kernel's 32-bit offsets is refused, not computed wrong).
+std::string alloc_xpack(cu::DeviceBuffer& xp, int64_t m, int64_t k) {
+  if (!gemm_xpack_fits(m, k)) return "the GEMM's repacked activations pass 64 GiB: split M";
+  return xp.alloc(static_cast<size_t>(gemm_xpack_bytes(m, k)));
+}
+
 // The IQ codebooks, uploaded once per process as the oracles' bytes.
 const IqTables* tables(std::string& err) {
   static cu::DeviceBuffer* bufs = new cu::DeviceBuffer[7];  // process lifetime: never freed at exit
@@ -179,8 +186,7 @@ const char* launch_gemm(const KernelInfo& k, const QTensor& w, const float* x, i
     a.scales = reinterpret_cast<const uint16_t*>(wb.bytes_ptr() + lay.scales);
   }
   a.xq = xq.bytes_ptr();
-  if (!gemm_xpack_fits(m, w.k)) return fail("the GEMM's repacked activations pass 64 GiB: split M");
-  if (auto e = xp.alloc(static_cast<size_t>(gemm_xpack_bytes(m, w.k))); !e.empty()) return fail(e);
+  if (auto e = alloc_xpack(xp, m, w.k); !e.empty()) return fail(e);
   a.xpack = xp.bytes_ptr();
   a.y = static_cast<float*>(om.payload());
   gemm_plan(a);
@@ -223,8 +229,7 @@ const char* launch_moe(const KernelInfo& k, const QTensor& w, int64_t experts, c
   } else {
     if (auto e = list.alloc(static_cast<size_t>(experts * slots) * 4); !e.empty()) return fail(e);
     if (auto e = count.alloc(static_cast<size_t>(experts) * 4); !e.empty()) return fail(e);
-    if (!gemm_xpack_fits(m, w.k)) return fail("the GEMM's repacked activations pass 64 GiB: split M");
-    if (auto e = xp.alloc(static_cast<size_t>(gemm_xpack_bytes(m, w.k))); !e.empty()) return fail(e);
+    if (auto e = alloc_xpack(xp, m, w.k); !e.empty()) return fail(e);
     GemmArgs a;
     a.w = wb.bytes_ptr();
     a.xq = xq.bytes_ptr();
