@@ -141,6 +141,7 @@ struct MvGeom {
   static constexpr int R = kMvWeightRows<F, MR>;
   static constexpr int CPB = F::QK / 32;
   static constexpr int TILE = kMatvecThreads / CPB * F::BYTES;  // bytes of one row's tile
+  static_assert(TILE % 16 == 0, "every tile of a row starts at the row's alignment");
   static constexpr int ROWV = (TILE + 15 + 15) / 16;            // 16-byte pieces, start misaligned by <= 15
   static constexpr int ROW = 16 * ROWV;
   static constexpr int PIECES = R * ROWV;
@@ -159,6 +160,19 @@ QG_DEV uint32_t lds_u32(const uint8_t* s, int o) {
   const uint32_t* q = reinterpret_cast<const uint32_t*>(s) + (o >> 2);
   return uint32_t(((uint64_t(q[1]) << 32) | q[0]) >> (8 * (o & 3)));
 }
+// The N aligned words of shared memory s from byte offset o rounded down to 4: a block of
+// N * 4 - 3 bytes at o, whatever its alignment, in one read per word (window_u32 then
+// takes any 4 bytes of it), instead of two per word as lds_u32.
+template <int N>
+QG_DEV void lds_window(const uint8_t* s, int o, uint32_t (&w)[N]) {
+  const uint32_t* q = reinterpret_cast<const uint32_t*>(s) + (o >> 2);
+#pragma unroll
+  for (int i = 0; i < N; ++i) w[i] = q[i];
+}
+// The 4 bytes at o + 4 e + b of the window lds_window read at o, for sh = 8 ((o & 3) + b)
+// <= 32 (e a compile-time index, so w stays in registers).
+template <int N>
+QG_DEV uint32_t window_u32(const uint32_t (&w)[N], int e, int sh) { return qg_funnel_rc(w[e], w[e + 1], sh); }
 // 4 bytes at a 4-aligned byte offset o.
 QG_DEV uint32_t lds_a32(const uint8_t* s, int o) { return reinterpret_cast<const uint32_t*>(s)[o >> 2]; }
 QG_DEV float f16_lo(uint32_t v) { return qg_f16_bits_to_float((unsigned short)(v & 0xFFFFu)); }
@@ -167,9 +181,6 @@ QG_DEV uint32_t lut16_half(uint32_t sel, const uint32_t (&tb)[4]) {  // 4 nibble
   const uint32_t lo = qg_byte_perm(tb[0], tb[1], sel & 0x7777u), hi = qg_byte_perm(tb[2], tb[3], sel & 0x7777u);
   return qg_byte_perm(lo, hi, 0x3210u | ((sel & 0x8888u) >> 1));
 }
-// Nibble codes 0..15 (int8 lanes) minus 8, and 6-bit codes minus 32: exact, no carries.
-QG_DEV int sub8(uint32_t v) { return int((v + 0x78787878u) ^ 0x80808080u); }
-QG_DEV int sub32(uint32_t v) { return int((v + 0x60606060u) ^ 0x80808080u); }
 
 // The codes (int8 lanes: wq[e] holds elements 4e..4e+3 of the chunk) and the f32 sub-block
 // scales and offsets of chunk c8 of the weight block at shared-memory offset off. Every
@@ -184,6 +195,9 @@ struct ChunkDecoder {
   // caller permutes the chunk's activation ints the same way once (permute_x), shared by
   // the block's weight rows: the same products, so the same integer sums.
   static constexpr bool kPermX = kFast && (std::is_same_v<F, Fmt_mxfp4> || std::is_same_v<F, Fmt_iq4_xs>);
+  // q4_0 and q6_K leave their codes unsigned (0..15, 0..63: the same int8 lanes) and the
+  // caller subtracts kBias times the activations' code sum from each integer dot product.
+  static constexpr int kBias = !kFast ? 0 : std::is_same_v<F, Fmt_q4_0> ? 8 : std::is_same_v<F, Fmt_q6_K> ? 32 : 0;
   QG_DEV static void permute_x(int (&xv)[8]) {
     int p[8];
 #pragma unroll
@@ -209,25 +223,34 @@ struct ChunkDecoder {
   }
   QG_DEV void run(const uint8_t* s, int off, int c8, int (&wq)[8], float (&ds)[SPC], float (&ms)[SPC],
                   const IqTables& t) const {
+    // Blocks at any byte offset (q4_0 18 bytes, q8_0 34, mxfp4 17, q6_K 210): their fields
+    // as windows of aligned words, each 4 bytes one funnel shift of two words.
+    const int a = 8 * (off & 3);
     if constexpr (kFast && std::is_same_v<F, Fmt_q4_0>) {  // {f16 d; u8 qs[16]}
-      ds[0] = f16_lo(lds_u32(s, off));
+      uint32_t w[5];
+      lds_window(s, off, w);
+      ds[0] = f16_lo(window_u32(w, 0, a));
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        const uint32_t q = lds_u32(s, off + 2 + 4 * e);
-        const int lo = sub8(q & 0x0F0F0F0Fu), hi = sub8((q >> 4) & 0x0F0F0F0Fu);
+        const uint32_t q = window_u32(w, e, a + 16);  // bytes 2 + 4e .. 5 + 4e (a + 16 <= 32: off is even)
+        const int lo = int(q & 0x0F0F0F0Fu), hi = int((q >> 4) & 0x0F0F0F0Fu);  // unsigned (kBias)
         wq[e] = Mut == kMutCrossedLanes ? hi : lo;  // planted: elements 0..15 read 16..31
         wq[e + 4] = Mut == kMutCrossedLanes ? lo : hi;
       }
     } else if constexpr (kFast && std::is_same_v<F, Fmt_q8_0>) {  // {f16 d; i8 qs[32]}
-      ds[0] = f16_lo(lds_u32(s, off));
+      uint32_t w[9];
+      lds_window(s, off, w);
+      ds[0] = f16_lo(window_u32(w, 0, a));
 #pragma unroll
-      for (int e = 0; e < 8; ++e) wq[e] = int(lds_u32(s, off + 2 + 4 * e));
+      for (int e = 0; e < 8; ++e) wq[e] = int(window_u32(w, e, a + 16));  // off is even
     } else if constexpr (kFast && std::is_same_v<F, Fmt_mxfp4>) {  // {e8m0 e; u8 qs[16]}
-      const uint32_t e8 = lds_u32(s, off) & 0xFFu;
+      uint32_t w[5];
+      lds_window(s, off, w);
+      const uint32_t e8 = window_u32(w, 0, a) & 0xFFu;
       ds[0] = __uint_as_float(e8 >= 2 ? (e8 - 1) << 23 : 0x00400000u >> (1 - e8));  // 2^(e-128), exact
 #pragma unroll
       for (int e = 0; e < 4; ++e) {  // nibble order (kPermX)
-        const uint32_t q = lds_u32(s, off + 1 + 4 * e);
+        const uint32_t q = window_u32(w, e, a + 8);  // bytes 1 + 4e .. 4 + 4e (a + 8 <= 32)
         wq[2 * e] = int(lut16_half(q, tb));
         wq[2 * e + 1] = int(lut16_half(q >> 16, tb));
       }
@@ -242,24 +265,36 @@ struct ChunkDecoder {
         wq[2 * e + 1] = int(lut16_half(q >> 16, tb));
       }
     } else if constexpr (kFast && std::is_same_v<F, Fmt_q4_K>) {  // {f16 d, dmin; u8 sc[12]; u8 qs[128]}, 16-aligned
-      const uint32_t h = lds_a32(s, off);
-      const uint8_t* blk = s + off;
-      ds[0] = f16_lo(h) * float(F::scale6(blk, c8, 0));
-      ms[0] = f16_lo(h >> 16) * float(F::scale6(blk, c8, 1));
+      // (16-aligned in the stage: w is, and 144, the tile and the stage are multiples of 16)
+      const uint4 hd = *reinterpret_cast<const uint4*>(s + off);  // {d, dmin}, scale bytes 0..3, 4..7, 8..11
+      // F::scale6 from the words: sub-block j < 4: bytes j, 4 + j (6 bits); j >= 4: the
+      // nibbles of byte 4 + j, with the top 2 bits of bytes j - 4, j as bits 4..5
+      const int b = 8 * (c8 & 3);
+      const uint32_t sc = c8 < 4 ? (hd.y >> b) & 63u : ((hd.w >> b) & 15u) | ((hd.y >> (b + 2)) & 0x30u);
+      const uint32_t mn = c8 < 4 ? (hd.z >> b) & 63u : ((hd.w >> (b + 4)) & 15u) | ((hd.z >> (b + 2)) & 0x30u);
+      ds[0] = f16_lo(hd.x) * float(sc);
+      ms[0] = f16_lo(hd.x >> 16) * float(mn);
       const int sh = 4 * (c8 & 1);
+      const uint4 q0 = *reinterpret_cast<const uint4*>(s + off + 16 + 32 * (c8 >> 1));
+      const uint4 q1 = *reinterpret_cast<const uint4*>(s + off + 32 + 32 * (c8 >> 1));
+      const uint32_t qw[8] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w};
 #pragma unroll
-      for (int e = 0; e < 8; ++e) wq[e] = int((lds_a32(s, off + 16 + 32 * (c8 >> 1) + 4 * e) >> sh) & 0x0F0F0F0Fu);
+      for (int e = 0; e < 8; ++e) wq[e] = int((qw[e] >> sh) & 0x0F0F0F0Fu);
     } else if constexpr (kFast && std::is_same_v<F, Fmt_q6_K>) {  // {u8 ql[128]; u8 qh[64]; i8 sc[16]; f16 d}
       const int h = c8 >> 2, r = c8 & 3;
       const float d = f16_lo(lds_u32(s, off + 208));
       const uint32_t sc = lds_u32(s, off + 192 + 2 * c8);
       ds[0] = d * float(int(int8_t(uint8_t(sc & 0xFFu))));
       ds[1] = d * float(int(int8_t(uint8_t((sc >> 8) & 0xFFu))));
+      // the chunk's 32 low-nibble bytes and 32 high-bit bytes as two windows (off is even)
+      uint32_t wl[9], wh[9];
+      lds_window(s, off + 64 * h + 32 * (r & 1), wl);
+      lds_window(s, off + 128 + 32 * h, wh);
 #pragma unroll
       for (int e = 0; e < 8; ++e) {
-        const uint32_t lo = (lds_u32(s, off + 64 * h + 32 * (r & 1) + 4 * e) >> (4 * (r >> 1))) & 0x0F0F0F0Fu;
-        const uint32_t hi = (lds_u32(s, off + 128 + 32 * h + 4 * e) >> (2 * r)) & 0x03030303u;
-        wq[e] = sub32(lo | (hi << 4));
+        const uint32_t lo = (window_u32(wl, e, a) >> (4 * (r >> 1))) & 0x0F0F0F0Fu;
+        const uint32_t hi = (window_u32(wh, e, a) >> (2 * r)) & 0x03030303u;
+        wq[e] = int(lo | (hi << 4));  // unsigned (kBias)
       }
     } else {  // any format: element by element through F::code (as matvec_row)
       const uint8_t* blk = s + off;
@@ -288,7 +323,7 @@ struct ChunkDecoder {
 // MR: the most activation rows the instance takes (1: the decode case, its accumulators
 // alone in registers; kMatvecRows otherwise).
 template <class F, int Act, int Mut, int MR>
-__global__ void __launch_bounds__(kMatvecThreads)
+__global__ void __launch_bounds__(kMatvecThreads, QG_MIN_BLOCKS(5))  // sm_90: <= 96 registers, 5 blocks an SM
     matvec_kernel(const uint8_t* __restrict__ w, const uint8_t* __restrict__ xq, float* __restrict__ y, int64_t n,
                   int64_t k, int m, int64_t ldy, IqTables t) {
   using G = MvGeom<F, MR>;
@@ -310,29 +345,43 @@ __global__ void __launch_bounds__(kMatvecThreads)
 #pragma unroll
     for (int i = 0; i < MR; ++i) acc[r][i] = 0.f;
 
-  // Piece i of a tile: row i / ROWV, 16 bytes at 16 (i % ROWV) past the row's tile start
-  // rounded down to 16; tile j's piece i lands at sm + (j % STAGES) STAGE + 16 i, copied
-  // without a register round trip (qg_async_copy16), STAGES - 1 tiles ahead of the decode.
+  // Piece i = tid + v T of a tile: row i / ROWV, 16 bytes at 16 (i % ROWV) past the row's
+  // tile start rounded down to 16 (every tile of a row has the row's misalignment: TILE is a
+  // multiple of 16), landing at sm + (j % STAGES) STAGE + 16 i; copied without a register
+  // round trip (qg_async_copy16), STAGES - 1 tiles ahead of the decode, when it starts
+  // inside the tile's bytes of the row (po[v]: its start relative to the tile's, < TILE).
+  // Source pointers and offsets once per block: a tile then costs an add per piece.
+  const uint8_t* src[G::VEC];
+  int po[G::VEC];
+#pragma unroll
+  for (int v = 0; v < G::VEC; ++v) {
+    const int i = tid + v * T, r = i / G::ROWV, q = i % G::ROWV;
+    const uint8_t* g0 = w + (row0 + r) * rowbytes;
+    const int mis = int(reinterpret_cast<uintptr_t>(g0) & 15);
+    src[v] = g0 - mis + 16 * q;
+    po[v] = i < G::PIECES && r < rows ? 16 * q - mis : G::TILE;  // G::TILE: never copied
+  }
+  const bool last_rows = row0 + rows == n;  // the block holds the tensor's last row
   auto issue = [&](int j) {
     uint8_t* dst = sm + (j % G::STAGES) * G::STAGE;
+    const int64_t left = rowbytes - int64_t(j) * G::TILE;
+    const int len = int(left < G::TILE ? left : G::TILE);
+    const bool cut = last_rows && j == tiles - 1;  // a piece may pass the tensor's end
 #pragma unroll
     for (int v = 0; v < G::VEC; ++v) {
-      const int i = tid + v * T, r = i / G::ROWV, q = i % G::ROWV;
-      if (i < G::PIECES && r < rows) {
-        const int64_t start = (row0 + r) * rowbytes + int64_t(j) * G::TILE;
-        const int64_t len = rowbytes - int64_t(j) * G::TILE < G::TILE ? rowbytes - int64_t(j) * G::TILE : G::TILE;
-        const uint8_t* g0 = w + start;
-        const uint8_t* p = g0 - (reinterpret_cast<uintptr_t>(g0) & 15) + 16 * q;
-        if (p < g0 + len) {
-          if (p + 16 <= wend) {
-            qg_async_copy16(dst + 16 * i, p);
-          } else {  // the tensor's last piece, cut at its end
-            for (int e = 0; e < 16; ++e) dst[16 * i + e] = p + e < wend ? p[e] : uint8_t(0);
-          }
-        }
-      }
+      if (po[v] >= len) continue;
+      const uint8_t* p = src[v] + int64_t(j) * G::TILE;
+      uint8_t* d = dst + 16 * (tid + v * T);
+      if (!cut || p + 16 <= wend) qg_async_copy16(d, p);
+      else  // the tensor's last piece, cut at its end
+        for (int e = 0; e < 16; ++e) d[e] = p + e < wend ? p[e] : uint8_t(0);
     }
   };
+  int off0[R];  // row r's chunk tid / CPB within a stage
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+    off0[r] = r * G::ROW + int((reinterpret_cast<uintptr_t>(w) + uint64_t((row0 + r) * rowbytes)) & 15) +
+              (tid / G::CPB) * F::BYTES;
 #pragma unroll
   for (int j = 0; j < G::STAGES - 1; ++j) {
     if (j < tiles) issue(j);
@@ -345,12 +394,7 @@ __global__ void __launch_bounds__(kMatvecThreads)
     qg_async_commit();
     const int64_t c = int64_t(j) * T + tid;
     if (c >= chunks) continue;
-    int off[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-      off[r] = (j % G::STAGES) * G::STAGE + r * G::ROW +
-               int((reinterpret_cast<uintptr_t>(w) + uint64_t((row0 + r) * rowbytes + int64_t(j) * G::TILE)) & 15) +
-               (tid / G::CPB) * F::BYTES;
+    const int sbase = (j % G::STAGES) * G::STAGE;
     const int c8 = tid % G::CPB;
 #pragma unroll
     for (int mi = 0; mi < MR; ++mi) {
@@ -370,11 +414,14 @@ __global__ void __launch_bounds__(kMatvecThreads)
 #pragma unroll
       for (int e = 0; e < 8; ++e) xv[e] = reinterpret_cast<const int*>(xb)[e];  // 4-byte aligned
       if constexpr (D::kPermX) D::permute_x(xv);
+      // code sums of the activations per sub-block: the offset formats' msub term, and the
+      // zero-point of codes the decoder leaves unsigned (D::kBias: isum = sum (q - bias) x
+      // = sum q x - bias * sum x, the same integer)
       int qs[SPC];
 #pragma unroll
       for (int q = 0; q < SPC; ++q) {
         qs[q] = 0;
-        if constexpr (F::MIN)
+        if constexpr (F::MIN || D::kBias != 0)
 #pragma unroll
           for (int e = q * L / 4; e < (q + 1) * L / 4; ++e) qs[q] = qg_dp4a(0x01010101, xv[e], qs[q]);
       }
@@ -383,11 +430,11 @@ __global__ void __launch_bounds__(kMatvecThreads)
         if (r >= rows) break;
         int wq[8];
         float ds[SPC], ms[SPC];
-        dec.run(sm, off[r], c8, wq, ds, ms, t);
+        dec.run(sm, sbase + off0[r], c8, wq, ds, ms, t);
         float inner = 0.f;
 #pragma unroll
         for (int q = 0; q < SPC; ++q) {
-          int isum = 0;
+          int isum = -D::kBias * qs[q];
 #pragma unroll
           for (int e = q * L / 4; e < (q + 1) * L / 4; ++e) isum = qg_dp4a(wq[e], xv[e], isum);
           if constexpr (F::MIN) inner += ds[q] * float(isum) - ms[q] * float(qs[q]);

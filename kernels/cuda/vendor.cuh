@@ -276,6 +276,10 @@ __device__ __forceinline__ unsigned qg_byte_perm(unsigned x, unsigned y, unsigne
   for (int i = 0; i < 4; ++i) r |= static_cast<unsigned>((v >> (8 * ((s >> (4 * i)) & 7))) & 0xFFu) << (8 * i);
   return r;
 }
+// Funnel shift right, clamped: the low 32 bits of {hi:lo} >> min(s, 32).
+__device__ __forceinline__ unsigned qg_funnel_rc(unsigned lo, unsigned hi, unsigned s) {
+  return static_cast<unsigned>(((static_cast<unsigned long long>(hi) << 32) | lo) >> (s < 32 ? s : 32));
+}
 // 16-byte copy global -> shared, "asynchronous" (here: a plain copy, complete at once), and
 // its group commit / wait (no-ops here). Both 16-byte aligned.
 __device__ __forceinline__ void qg_async_copy16(void* smem, const void* gmem) {
@@ -310,6 +314,8 @@ __device__ __forceinline__ float qg_f16_bits_to_float(unsigned short h) { return
 // Byte select: byte i of the result is byte (s >> 4i) & 7 of the 8-byte value {y:x}
 // (selector nibbles 0..7 only: the sign-replicate mode is not used).
 __device__ __forceinline__ unsigned qg_byte_perm(unsigned x, unsigned y, unsigned s) { return __byte_perm(x, y, s); }
+// Funnel shift right, clamped: the low 32 bits of {hi:lo} >> min(s, 32).
+__device__ __forceinline__ unsigned qg_funnel_rc(unsigned lo, unsigned hi, unsigned s) { return __funnelshift_rc(lo, hi, s); }
 // 16-byte copy global -> shared without a register round trip (sm_80+: cp.async.cg, a plain
 // copy below), both 16-byte aligned. The copies a thread issued since its last commit form
 // a group; qg_async_wait<N>() returns when at most N of its groups are still pending (the
