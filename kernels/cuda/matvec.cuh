@@ -21,20 +21,44 @@ namespace qgate::cuk {
 inline constexpr int kAct_q8_1 = 0, kAct_q8_K = 1;
 inline constexpr int kMutNone = 0, kMutCrossedLanes = 1, kMutRowsPastM = 2;
 
-// The fixed shared-memory tree of the one-row-per-block mat-vecs: each thread's
-// kMatvecRows partial sums added pairwise over kMatvecThreads threads in log2 T levels
-// (deterministic, valid for any SIMD width); red[r][0] holds row r's sum on return.
+// The fixed tree of the mat-vecs: the kMatvecThreads partial sums of each of Q values
+// added pairwise in log2 T levels, h = T/2, T/4, ..., 1 (sum[t] += sum[t + h] for t < h):
+// the levels h >= 32 across 32-lane groups through shared memory, the levels h < 32 inside
+// each group by 32-wide shuffles (lane l adds lane l ^ h: for l < h the same pair, and float
+// addition is commutative, so every sum is the shared-memory tree's, bit for bit;
+// deterministic, valid for any hardware SIMD width). red: Q T floats of shared memory, free
+// on entry. Lane 0 of group q % (T / 32) calls out(q, sum of value q).
+template <int Q, class Out>
+__device__ __forceinline__ void tree_sum(float* red, const float (&v)[Q], int tid, Out&& out) {
+  constexpr int T = kMatvecThreads, G = T / 32;
+  static_assert(G >= 1 && (G & (G - 1)) == 0, "T is 32 times a power of 2");
+#pragma unroll
+  for (int q = 0; q < Q; ++q) red[q * T + tid] = v[q];
+  __syncthreads();
+  const int g = tid / 32, l = tid % 32;
+#pragma unroll
+  for (int q0 = 0; q0 < Q; q0 += G) {
+    const int q = q0 + g;
+    if (q >= Q) break;
+    float s[G];
+#pragma unroll
+    for (int j = 0; j < G; ++j) s[j] = red[q * T + l + 32 * j];
+#pragma unroll
+    for (int h = G / 2; h > 0; h >>= 1)
+#pragma unroll
+      for (int j = 0; j < h; ++j) s[j] += s[j + h];
+    float x = s[0];
+#pragma unroll
+    for (int h = 16; h > 0; h >>= 1) x += __int_as_float(qg_shfl32(__float_as_int(x), l ^ h));
+    if (l == 0) out(q, x);
+  }
+}
+// The one-row-per-block mat-vecs' form: each thread's kMatvecRows partial sums; red[r][0]
+// holds row r's sum on return (to every thread).
 __device__ __forceinline__ void tree_sum_rows(float (&red)[kMatvecRows][kMatvecThreads], const float (&acc)[kMatvecRows],
                                               int tid) {
-#pragma unroll
-  for (int r = 0; r < kMatvecRows; ++r) red[r][tid] = acc[r];
+  tree_sum<kMatvecRows>(&red[0][0], acc, tid, [&](int q, float x) { red[q][0] = x; });
   __syncthreads();
-  for (int h = kMatvecThreads / 2; h > 0; h >>= 1) {
-    if (tid < h)
-#pragma unroll
-      for (int r = 0; r < kMatvecRows; ++r) red[r][tid] += red[r][tid + h];
-    __syncthreads();
-  }
 }
 
 // One weight row (wrow) against m activation rows: y[r * ldy] = the row's dot product with
@@ -130,11 +154,15 @@ template <class F>
 inline constexpr bool kMvFast = std::is_same_v<F, Fmt_q4_0> || std::is_same_v<F, Fmt_q8_0> ||
                                 std::is_same_v<F, Fmt_mxfp4> || std::is_same_v<F, Fmt_iq4_xs> ||
                                 std::is_same_v<F, Fmt_q4_K> || std::is_same_v<F, Fmt_q6_K>;
-// Weight rows per block: 4 sharing each chunk's activation loads for the packed decoders at
-// M = 1; one otherwise (the element-by-element decode of 4 rows, or of 8 activation rows,
-// would not fit the registers).
+// Weight rows per block at M = 1 with the packed decoders: 8 for the 16-entry lookup formats
+// (mxfp4, iq4_xs: the permuted activation codes and their sums are shared by more rows; H200
+// 55 -> 57 %, 56 -> 60 % of the stream), 4 for the others (8 measured no faster for q4_0 and
+// slower for q4_K, whose 8-row tiles fit only two stages); one otherwise (the
+// element-by-element decode of 4 rows, or of 8 activation rows, would not fit the registers).
 template <class F, int MR>
-inline constexpr int kMvWeightRows = kMvFast<F> && MR == 1 ? 4 : 1;
+inline constexpr int kMvWeightRows = !(kMvFast<F> && MR == 1)                                  ? 1
+                                     : std::is_same_v<F, Fmt_mxfp4> || std::is_same_v<F, Fmt_iq4_xs> ? 8
+                                                                                                     : 4;
 
 template <class F, int MR>
 struct MvGeom {
@@ -350,38 +378,48 @@ __global__ void __launch_bounds__(kMatvecThreads, QG_MIN_BLOCKS(5))  // sm_90: <
   // multiple of 16), landing at sm + (j % STAGES) STAGE + 16 i; copied without a register
   // round trip (qg_async_copy16), STAGES - 1 tiles ahead of the decode, when it starts
   // inside the tile's bytes of the row (po[v]: its start relative to the tile's, < TILE).
-  // Source pointers and offsets once per block: a tile then costs an add per piece.
-  const uint8_t* src[G::VEC];
-  int po[G::VEC];
+  // Once per block: each piece's source as a 32-bit offset from the block's first row
+  // (launch_matvec keeps R rows under 2^31 bytes), so a tile costs an add per piece.
+  const uint8_t* const blk0 = w + row0 * rowbytes;
+  const int mis0 = int(reinterpret_cast<uintptr_t>(blk0) & 15), rb16 = int(rowbytes & 15);
+  int soff[G::VEC], po[G::VEC];
 #pragma unroll
   for (int v = 0; v < G::VEC; ++v) {
     const int i = tid + v * T, r = i / G::ROWV, q = i % G::ROWV;
-    const uint8_t* g0 = w + (row0 + r) * rowbytes;
-    const int mis = int(reinterpret_cast<uintptr_t>(g0) & 15);
-    src[v] = g0 - mis + 16 * q;
+    const int mis = (mis0 + r * rb16) & 15;  // row r's misalignment
+    soff[v] = int(r * rowbytes) - mis + 16 * q;
     po[v] = i < G::PIECES && r < rows ? 16 * q - mis : G::TILE;  // G::TILE: never copied
   }
+  const qg_sref sdst = qg_sref_of(sm) + 16 * tid;
   const bool last_rows = row0 + rows == n;  // the block holds the tensor's last row
   auto issue = [&](int j) {
+    const uint8_t* const g = blk0 + int64_t(j) * G::TILE;
+    if (j < tiles - 1) {
+      // A whole tile: its pieces end at most 15 bytes past it, inside the row's last tile
+      // (which holds at least one block, F::BYTES >= 17 bytes), so inside the tensor.
+      const qg_sref d = sdst + (j % G::STAGES) * G::STAGE;
+#pragma unroll
+      for (int v = 0; v < G::VEC; ++v)
+        if (po[v] < G::TILE) qg_async_copy16_at(d + 16 * v * T, g + soff[v]);
+      return;
+    }
+    // The row's last tile: only the pieces starting inside its len bytes, and in the
+    // block with the tensor's last row, a piece passing the tensor's end cut there.
     uint8_t* dst = sm + (j % G::STAGES) * G::STAGE;
-    const int64_t left = rowbytes - int64_t(j) * G::TILE;
-    const int len = int(left < G::TILE ? left : G::TILE);
-    const bool cut = last_rows && j == tiles - 1;  // a piece may pass the tensor's end
+    const int len = int(rowbytes - int64_t(j) * G::TILE);
 #pragma unroll
     for (int v = 0; v < G::VEC; ++v) {
       if (po[v] >= len) continue;
-      const uint8_t* p = src[v] + int64_t(j) * G::TILE;
+      const uint8_t* p = g + soff[v];
       uint8_t* d = dst + 16 * (tid + v * T);
-      if (!cut || p + 16 <= wend) qg_async_copy16(d, p);
+      if (!last_rows || p + 16 <= wend) qg_async_copy16(d, p);
       else  // the tensor's last piece, cut at its end
         for (int e = 0; e < 16; ++e) d[e] = p + e < wend ? p[e] : uint8_t(0);
     }
   };
   int off0[R];  // row r's chunk tid / CPB within a stage
 #pragma unroll
-  for (int r = 0; r < R; ++r)
-    off0[r] = r * G::ROW + int((reinterpret_cast<uintptr_t>(w) + uint64_t((row0 + r) * rowbytes)) & 15) +
-              (tid / G::CPB) * F::BYTES;
+  for (int r = 0; r < R; ++r) off0[r] = r * G::ROW + ((mis0 + r * rb16) & 15) + (tid / G::CPB) * F::BYTES;
 #pragma unroll
   for (int j = 0; j < G::STAGES - 1; ++j) {
     if (j < tiles) issue(j);
@@ -448,27 +486,16 @@ __global__ void __launch_bounds__(kMatvecThreads, QG_MIN_BLOCKS(5))  // sm_90: <
   // The T partial sums of each (weight row, activation row) in matvec_row's tree.
   qg_async_wait<0>();
   __syncthreads();
-  float* red = reinterpret_cast<float*>(sm);  // [R][MR][T]
   const int mr = Mut == kMutRowsPastM ? MR : m;  // planted: every accumulator row written
+  float part[R * MR];
 #pragma unroll
   for (int r = 0; r < R; ++r)
 #pragma unroll
-    for (int i = 0; i < MR; ++i)
-      if (i < mr) red[(r * MR + i) * T + tid] = acc[r][i];
-  __syncthreads();
-  for (int h = T / 2; h > 0; h >>= 1) {
-    if (tid < h)
-#pragma unroll
-      for (int r = 0; r < R; ++r)
-#pragma unroll
-        for (int i = 0; i < MR; ++i)
-          if (i < mr) red[(r * MR + i) * T + tid] += red[(r * MR + i) * T + tid + h];
-    __syncthreads();
-  }
-  if (tid < R * mr) {
-    const int r = tid / mr, i = tid % mr;
-    if (r < rows) y[i * ldy + row0 + r] = red[(r * MR + i) * T];
-  }
+    for (int i = 0; i < MR; ++i) part[r * MR + i] = acc[r][i];
+  tree_sum<R * MR>(reinterpret_cast<float*>(sm), part, tid, [&](int q, float x) {
+    const int r = q / MR, i = q % MR;
+    if (i < mr && r < rows) y[i * ldy + row0 + r] = x;
+  });
 }
 
 // The row-per-block kernel, for weights not 16-byte aligned (matvec_row).
@@ -486,7 +513,10 @@ void launch_matvec(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int
   if (n <= 0 || m <= 0) return;
   const auto s = static_cast<gpuStream_t>(stream);
   constexpr int R1 = kMvWeightRows<F, 1>, R8 = kMvWeightRows<F, kMatvecRows>;
-  if (reinterpret_cast<uintptr_t>(w) % 16 != 0)  // the tiles' 16-byte loads start at the row rounded down to 16
+  const int64_t rowbytes = (k / F::QK) * F::BYTES;
+  // the tiles' 16-byte loads start at the row rounded down to 16; their sources are 32-bit
+  // offsets from the block's first row
+  if (reinterpret_cast<uintptr_t>(w) % 16 != 0 || (R1 > R8 ? R1 : R8) * rowbytes + 64 > INT32_MAX)
     matvec_row_kernel<F, Act, Mut><<<unsigned(n), kMatvecThreads, 0, s>>>(w, xq, y, n, k, m, ldy, t);
   else if (m == 1 && Mut != kMutRowsPastM)
     matvec_kernel<F, Act, Mut, 1><<<unsigned((n + R1 - 1) / R1), kMatvecThreads, 0, s>>>(w, xq, y, n, k, m, ldy, t);

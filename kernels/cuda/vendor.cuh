@@ -288,6 +288,12 @@ __device__ __forceinline__ void qg_async_copy16(void* smem, const void* gmem) {
 __device__ __forceinline__ void qg_async_commit() {}
 template <int N>
 __device__ __forceinline__ void qg_async_wait() {}
+// A shared-memory location in the form the copy takes (here: the pointer; offsets add to it),
+// taken once, so a loop of copies does not convert each destination again;
+// qg_async_copy16_at copies to it as qg_async_copy16.
+typedef unsigned char* qg_sref;
+__device__ __forceinline__ qg_sref qg_sref_of(void* smem) { return static_cast<unsigned char*>(smem); }
+__device__ __forceinline__ void qg_async_copy16_at(qg_sref smem, const void* gmem) { qg_async_copy16(smem, gmem); }
 #endif
 #else
 #if defined(__CUDACC__) || defined(__HIPCC__)
@@ -339,6 +345,20 @@ __device__ __forceinline__ void qg_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 #endif
 }
+// A shared-memory location in the form the copy takes (sm_80+: the 32-bit shared-window
+// address; offsets add to it), taken once, so a loop of copies does not convert each
+// destination again; qg_async_copy16_at copies to it as qg_async_copy16.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+typedef unsigned qg_sref;
+__device__ __forceinline__ qg_sref qg_sref_of(void* smem) { return static_cast<unsigned>(__cvta_generic_to_shared(smem)); }
+__device__ __forceinline__ void qg_async_copy16_at(qg_sref smem, const void* gmem) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem), "l"(gmem) : "memory");
+}
+#else
+typedef unsigned char* qg_sref;
+__device__ __forceinline__ qg_sref qg_sref_of(void* smem) { return static_cast<unsigned char*>(smem); }
+__device__ __forceinline__ void qg_async_copy16_at(qg_sref smem, const void* gmem) { qg_async_copy16(smem, gmem); }
+#endif
 #endif
 #endif
 
