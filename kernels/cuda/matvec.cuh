@@ -349,8 +349,10 @@ struct ChunkDecoder {
 };
 
 // MR: the most activation rows the instance takes (1: the decode case, its accumulators
-// alone in registers; kMatvecRows otherwise).
-template <class F, int Act, int Mut, int MR>
+// alone in registers; kMatvecRows otherwise). Same: every row of the tensor has the first
+// row's misalignment (rows a multiple of 16 bytes), so a row's offset in a stage is the
+// first row's plus a constant (folded into the shared-memory loads).
+template <class F, int Act, int Mut, int MR, bool Same = false>
 __global__ void __launch_bounds__(kMatvecThreads, QG_MIN_BLOCKS(5))  // sm_90: <= 96 registers, 5 blocks an SM
     matvec_kernel(const uint8_t* __restrict__ w, const uint8_t* __restrict__ xq, float* __restrict__ y, int64_t n,
                   int64_t k, int m, int64_t ldy, IqTables t) {
@@ -386,17 +388,21 @@ __global__ void __launch_bounds__(kMatvecThreads, QG_MIN_BLOCKS(5))  // sm_90: <
 #pragma unroll
   for (int v = 0; v < G::VEC; ++v) {
     const int i = tid + v * T, r = i / G::ROWV, q = i % G::ROWV;
-    const int mis = (mis0 + r * rb16) & 15;  // row r's misalignment
+    const int mis = Same ? mis0 : (mis0 + r * rb16) & 15;  // row r's misalignment
     soff[v] = int(r * rowbytes) - mis + 16 * q;
     po[v] = i < G::PIECES && r < rows ? 16 * q - mis : G::TILE;  // G::TILE: never copied
   }
   const qg_sref sdst = qg_sref_of(sm) + 16 * tid;
   const bool last_rows = row0 + rows == n;  // the block holds the tensor's last row
+  // Every piece of the rows' last tiles, even those past the row's bytes (their slots are
+  // never decoded), ends inside the tensor: all but the last blocks of a tensor.
+  const bool whole_last = (row0 + rows - 1) * rowbytes + int64_t(tiles) * G::TILE + 16 <= n * rowbytes;
   auto issue = [&](int j) {
     const uint8_t* const g = blk0 + int64_t(j) * G::TILE;
-    if (j < tiles - 1) {
+    if (j < tiles - 1 || whole_last) {
       // A whole tile: its pieces end at most 15 bytes past it, inside the row's last tile
-      // (which holds at least one block, F::BYTES >= 17 bytes), so inside the tensor.
+      // (which holds at least one block, F::BYTES >= 17 bytes), so inside the tensor; or
+      // the last tile where whole_last says so.
       const qg_sref d = sdst + (j % G::STAGES) * G::STAGE;
 #pragma unroll
       for (int v = 0; v < G::VEC; ++v)
@@ -419,7 +425,8 @@ __global__ void __launch_bounds__(kMatvecThreads, QG_MIN_BLOCKS(5))  // sm_90: <
   };
   int off0[R];  // row r's chunk tid / CPB within a stage
 #pragma unroll
-  for (int r = 0; r < R; ++r) off0[r] = r * G::ROW + ((mis0 + r * rb16) & 15) + (tid / G::CPB) * F::BYTES;
+  for (int r = 0; r < R; ++r)
+    off0[r] = r * G::ROW + (Same ? mis0 : (mis0 + r * rb16) & 15) + (tid / G::CPB) * F::BYTES;
 #pragma unroll
   for (int j = 0; j < G::STAGES - 1; ++j) {
     if (j < tiles) issue(j);
@@ -518,9 +525,15 @@ void launch_matvec(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int
   // offsets from the block's first row
   if (reinterpret_cast<uintptr_t>(w) % 16 != 0 || (R1 > R8 ? R1 : R8) * rowbytes + 64 > INT32_MAX)
     matvec_row_kernel<F, Act, Mut><<<unsigned(n), kMatvecThreads, 0, s>>>(w, xq, y, n, k, m, ldy, t);
-  else if (m == 1 && Mut != kMutRowsPastM)
-    matvec_kernel<F, Act, Mut, 1><<<unsigned((n + R1 - 1) / R1), kMatvecThreads, 0, s>>>(w, xq, y, n, k, m, ldy, t);
-  else
+  else if (m == 1 && Mut != kMutRowsPastM) {
+    const unsigned grid = unsigned((n + R1 - 1) / R1);
+    if constexpr (R1 > 1)
+      if (rowbytes % 16 == 0) {
+        matvec_kernel<F, Act, Mut, 1, true><<<grid, kMatvecThreads, 0, s>>>(w, xq, y, n, k, m, ldy, t);
+        return;
+      }
+    matvec_kernel<F, Act, Mut, 1><<<grid, kMatvecThreads, 0, s>>>(w, xq, y, n, k, m, ldy, t);
+  } else
     matvec_kernel<F, Act, Mut, kMatvecRows><<<unsigned((n + R8 - 1) / R8), kMatvecThreads, 0, s>>>(w, xq, y, n, k, m,
                                                                                                  ldy, t);
 }
