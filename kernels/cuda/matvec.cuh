@@ -204,11 +204,6 @@ QG_DEV uint32_t window_u32(const uint32_t (&w)[N], int e, int sh) { return qg_fu
 // 4 bytes at a 4-aligned byte offset o.
 QG_DEV uint32_t lds_a32(const uint8_t* s, int o) { return reinterpret_cast<const uint32_t*>(s)[o >> 2]; }
 QG_DEV float f16_lo(uint32_t v) { return qg_f16_bits_to_float((unsigned short)(v & 0xFFFFu)); }
-// int8 lanes of v (each 0..15) replaced by table[v]: table in four words (16 int8).
-QG_DEV uint32_t lut16_half(uint32_t sel, const uint32_t (&tb)[4]) {  // 4 nibbles of sel -> 4 bytes
-  const uint32_t lo = qg_byte_perm(tb[0], tb[1], sel & 0x7777u), hi = qg_byte_perm(tb[2], tb[3], sel & 0x7777u);
-  return qg_byte_perm(lo, hi, 0x3210u | ((sel & 0x8888u) >> 1));
-}
 
 // The codes (int8 lanes: wq[e] holds elements 4e..4e+3 of the chunk) and the f32 sub-block
 // scales and offsets of chunk c8 of the weight block at shared-memory offset off. Every
@@ -223,6 +218,11 @@ struct ChunkDecoder {
   // caller permutes the chunk's activation ints the same way once (permute_x), shared by
   // the block's weight rows: the same products, so the same integer sums.
   static constexpr bool kPermX = kFast && (std::is_same_v<F, Fmt_mxfp4> || std::is_same_v<F, Fmt_iq4_xs>);
+  // They also split each code into a plus and a minus part (kSplit): in both tables the codes
+  // 0..7 have one sign and 8..15 the other (mxfp4: + then -, the sign bit; iq4_nl's values:
+  // - then +), so the magnitudes of each half are an 8-entry lookup that gives 0 for the other
+  // half's codes (qg_lut8z), and isum = sum wq x - sum wn x, the same integer.
+  static constexpr bool kSplit = kPermX;
   // q4_0 and q6_K leave their codes unsigned (0..15, 0..63: the same int8 lanes) and the
   // caller subtracts kBias times the activations' code sum from each integer dot product.
   static constexpr int kBias = !kFast ? 0 : std::is_same_v<F, Fmt_q4_0> ? 8 : std::is_same_v<F, Fmt_q6_K> ? 32 : 0;
@@ -236,20 +236,33 @@ struct ChunkDecoder {
 #pragma unroll
     for (int e = 0; e < 8; ++e) xv[e] = p[e];
   }
-  uint32_t tb[4];
+  uint32_t tb[4];  // kSplit: the magnitudes of codes 0..7 (tb[0], tb[1]) and 8..15 (tb[2], tb[3])
   QG_DEV explicit ChunkDecoder(const IqTables& t) {
-    if constexpr (std::is_same_v<F, Fmt_mxfp4>) {  // twice the E2M1 value, sign in bit 3
-      tb[0] = 0x03020100u, tb[1] = 0x0C080604u, tb[2] = 0xFDFEFF00u, tb[3] = 0xF4F8FAFCu;
-    } else if constexpr (std::is_same_v<F, Fmt_iq4_xs>) {
-      const uint32_t* v = reinterpret_cast<const uint32_t*>(t.iq4nl);
+    if constexpr (std::is_same_v<F, Fmt_mxfp4>) {  // twice the E2M1 magnitude: 0 1 2 3 4 6 8 12, both signs
+      tb[0] = tb[2] = 0x03020100u, tb[1] = tb[3] = 0x0C080604u;
+    } else if constexpr (std::is_same_v<F, Fmt_iq4_xs>) {  // -127 .. -10, then 1 .. 113
 #pragma unroll
-      for (int i = 0; i < 4; ++i) tb[i] = v[i];
+      for (int i = 0; i < 4; ++i) {
+        uint32_t v = 0;
+#pragma unroll
+        for (int b = 0; b < 4; ++b) v |= uint32_t(uint8_t(i < 2 ? -t.iq4nl[4 * i + b] : t.iq4nl[4 * i + b])) << (8 * b);
+        tb[i] = v;
+      }
     } else {
 #pragma unroll
       for (int i = 0; i < 4; ++i) tb[i] = 0;
     }
   }
-  QG_DEV void run(const uint8_t* s, int off, int c8, int (&wq)[8], float (&ds)[SPC], float (&ms)[SPC],
+  // The 8 code words of a nibble word q (kSplit): plus and minus parts, in nibble order.
+  QG_DEV void split_word(uint32_t q, int (&wq)[8], int (&wn)[8], int e) const {
+    const uint32_t x = q ^ 0x88888888u;  // codes 8..15 read as 0..7, codes 0..7 as zero
+    const uint32_t a0 = qg_lut8z(tb[0], tb[1], q), a1 = qg_lut8z(tb[0], tb[1], q >> 16);
+    const uint32_t b0 = qg_lut8z(tb[2], tb[3], x), b1 = qg_lut8z(tb[2], tb[3], x >> 16);
+    constexpr bool lo_plus = std::is_same_v<F, Fmt_mxfp4>;
+    wq[2 * e] = int(lo_plus ? a0 : b0), wq[2 * e + 1] = int(lo_plus ? a1 : b1);
+    wn[2 * e] = int(lo_plus ? b0 : a0), wn[2 * e + 1] = int(lo_plus ? b1 : a1);
+  }
+  QG_DEV void run(const uint8_t* s, int off, int c8, int (&wq)[8], int (&wn)[8], float (&ds)[SPC], float (&ms)[SPC],
                   const IqTables& t) const {
     // Blocks at any byte offset (q4_0 18 bytes, q8_0 34, mxfp4 17, q6_K 210): their fields
     // as windows of aligned words, each 4 bytes one funnel shift of two words.
@@ -277,21 +290,13 @@ struct ChunkDecoder {
       const uint32_t e8 = window_u32(w, 0, a) & 0xFFu;
       ds[0] = __uint_as_float(e8 >= 2 ? (e8 - 1) << 23 : 0x00400000u >> (1 - e8));  // 2^(e-128), exact
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {  // nibble order (kPermX)
-        const uint32_t q = window_u32(w, e, a + 8);  // bytes 1 + 4e .. 4 + 4e (a + 8 <= 32)
-        wq[2 * e] = int(lut16_half(q, tb));
-        wq[2 * e + 1] = int(lut16_half(q >> 16, tb));
-      }
+      for (int e = 0; e < 4; ++e) split_word(window_u32(w, e, a + 8), wq, wn, e);  // bytes 1 + 4e .. 4 + 4e
     } else if constexpr (kFast && std::is_same_v<F, Fmt_iq4_xs>) {  // {f16 d; u16 sh; u8 sl[4]; u8 qs[128]}, 8-aligned
       const uint32_t h = lds_a32(s, off), sl = lds_a32(s, off + 4);
       const uint32_t ls = ((sl >> (4 * c8)) & 15u) | (((h >> (16 + 2 * c8)) & 3u) << 4);
       ds[0] = f16_lo(h) * float(int(ls) - 32);
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {  // nibble order (kPermX)
-        const uint32_t q = lds_a32(s, off + 8 + 16 * c8 + 4 * e);
-        wq[2 * e] = int(lut16_half(q, tb));
-        wq[2 * e + 1] = int(lut16_half(q >> 16, tb));
-      }
+      for (int e = 0; e < 4; ++e) split_word(lds_a32(s, off + 8 + 16 * c8 + 4 * e), wq, wn, e);
     } else if constexpr (kFast && std::is_same_v<F, Fmt_q4_K>) {  // {f16 d, dmin; u8 sc[12]; u8 qs[128]}, 16-aligned
       // (16-aligned in the stage: w is, and 144, the tile and the stage are multiples of 16)
       const uint4 hd = *reinterpret_cast<const uint4*>(s + off);  // {d, dmin}, scale bytes 0..3, 4..7, 8..11
@@ -473,15 +478,19 @@ __global__ void __launch_bounds__(kMatvecThreads, QG_MIN_BLOCKS(5))  // sm_90: <
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         if (r >= rows) break;
-        int wq[8];
+        int wq[8], wn[8];
         float ds[SPC], ms[SPC];
-        dec.run(sm, sbase + off0[r], c8, wq, ds, ms, t);
+        dec.run(sm, sbase + off0[r], c8, wq, wn, ds, ms, t);
         float inner = 0.f;
 #pragma unroll
         for (int q = 0; q < SPC; ++q) {
-          int isum = -D::kBias * qs[q];
+          int isum = -D::kBias * qs[q], ineg = 0;
 #pragma unroll
-          for (int e = q * L / 4; e < (q + 1) * L / 4; ++e) isum = qg_dp4a(wq[e], xv[e], isum);
+          for (int e = q * L / 4; e < (q + 1) * L / 4; ++e) {
+            isum = qg_dp4a(wq[e], xv[e], isum);
+            if constexpr (D::kSplit) ineg = qg_dp4a(wn[e], xv[e], ineg);
+          }
+          isum -= ineg;
           if constexpr (F::MIN) inner += ds[q] * float(isum) - ms[q] * float(qs[q]);
           else inner += ds[q] * float(isum);
         }

@@ -276,6 +276,16 @@ __device__ __forceinline__ unsigned qg_byte_perm(unsigned x, unsigned y, unsigne
   for (int i = 0; i < 4; ++i) r |= static_cast<unsigned>((v >> (8 * ((s >> (4 * i)) & 7))) & 0xFFu) << (8 * i);
   return r;
 }
+// 8-entry byte lookup with zero for the other half: byte i of the result is 0 where bit 3
+// of nibble i of s is set, else byte (s >> 4i) & 7 of the 8-byte table {t1:t0}; every table
+// byte must be < 0x80 (the CUDA form relies on it). Here: the byte select, then a mask with
+// byte i = 0xFF where bit 3 of nibble i is clear (branch-free: bits 3, 7, 11, 15 spread to
+// bits 0, 8, 16, 24, times 0xFF).
+__device__ __forceinline__ unsigned qg_lut8z(unsigned t0, unsigned t1, unsigned s) {
+  const unsigned z = (~s >> 3) & 0x1111u;  // 1 where the nibble's bit 3 is clear
+  const unsigned spread = (z & 1u) | ((z & 0x10u) << 4) | ((z & 0x100u) << 8) | ((z & 0x1000u) << 12);
+  return qg_byte_perm(t0, t1, s & 0x7777u) & (spread * 0xFFu);
+}
 // Funnel shift right, clamped: the low 32 bits of {hi:lo} >> min(s, 32).
 __device__ __forceinline__ unsigned qg_funnel_rc(unsigned lo, unsigned hi, unsigned s) {
   return static_cast<unsigned>(((static_cast<unsigned long long>(hi) << 32) | lo) >> (s < 32 ? s : 32));
@@ -320,6 +330,15 @@ __device__ __forceinline__ float qg_f16_bits_to_float(unsigned short h) { return
 // Byte select: byte i of the result is byte (s >> 4i) & 7 of the 8-byte value {y:x}
 // (selector nibbles 0..7 only: the sign-replicate mode is not used).
 __device__ __forceinline__ unsigned qg_byte_perm(unsigned x, unsigned y, unsigned s) { return __byte_perm(x, y, s); }
+// 8-entry byte lookup with zero for the other half: byte i of the result is 0 where bit 3
+// of nibble i of s is set, else byte (s >> 4i) & 7 of the 8-byte table {t1:t0}; every table
+// byte must be < 0x80 (here PTX prmt's sign-replicate mode gives the 0: the msb is clear;
+// __byte_perm cannot be used, it masks each selector nibble to 3 bits).
+__device__ __forceinline__ unsigned qg_lut8z(unsigned t0, unsigned t1, unsigned s) {
+  unsigned r;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(t0), "r"(t1), "r"(s));
+  return r;
+}
 // Funnel shift right, clamped: the low 32 bits of {hi:lo} >> min(s, 32).
 __device__ __forceinline__ unsigned qg_funnel_rc(unsigned lo, unsigned hi, unsigned s) { return __funnelshift_rc(lo, hi, s); }
 // 16-byte copy global -> shared without a register round trip (sm_80+: cp.async.cg, a plain
