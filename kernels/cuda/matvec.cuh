@@ -6,8 +6,8 @@
 // codes packed as int8, exact integer dot products (qg_dp4a) per sub-block against the
 // activation codes, then in f32
 //   inner = sum_s (dsub_s * isum_s - msub_s * qsum_s);  acc[r] += d_x * inner
-// and the T partial sums are added in a fixed shared-memory tree (deterministic, and
-// valid for any thread count and any hardware SIMD width).
+// and the T partial sums are added in a fixed tree (tree_sum: shared memory, then 32-lane
+// shuffles; deterministic, and valid for any hardware SIMD width).
 // Longest rounding chain of a term (registry_cuda.cpp declares it as depth(k)):
 //   ceil(k / 32 / T) accumulations + log2(T) tree levels + (2 SPC + 2 <= 6) inside a chunk.
 #pragma once

@@ -6,7 +6,7 @@
 // element
 //   w = scale * fp8(q)        (__fmul_rn: one rounding; fp8(q) itself is exact in f32)
 //   acc[r] = fma(w, x[r], acc[r])   (__fmaf_rn: one rounding)
-// then the T partial sums meet in the mat-vec's fixed shared-memory tree (matvec.cuh
+// then the T partial sums meet in the mat-vec's fixed tree (matvec.cuh
 // tree_sum_rows: log2 T levels, valid for any hardware SIMD width). Longest rounding chain
 // of a term (registry_cuda.cpp's float_matvec_depth): 32 * ceil(k / 32 / T) accumulations
 // + 1 (w) + log2 T.

@@ -345,25 +345,6 @@ __device__ __forceinline__ unsigned qg_funnel_rc(unsigned lo, unsigned hi, unsig
 // copy below), both 16-byte aligned. The copies a thread issued since its last commit form
 // a group; qg_async_wait<N>() returns when at most N of its groups are still pending (the
 // data is then in shared memory for this thread; a barrier makes it visible to the block).
-__device__ __forceinline__ void qg_async_copy16(void* smem, const void* gmem) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
-#else
-  *static_cast<uint4*>(smem) = *static_cast<const uint4*>(gmem);
-#endif
-}
-__device__ __forceinline__ void qg_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-template <int N>
-__device__ __forceinline__ void qg_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#endif
-}
 // A shared-memory location in the form the copy takes (sm_80+: the 32-bit shared-window
 // address; offsets add to it), taken once, so a loop of copies does not convert each
 // destination again; qg_async_copy16_at copies to it as qg_async_copy16.
@@ -376,8 +357,24 @@ __device__ __forceinline__ void qg_async_copy16_at(qg_sref smem, const void* gme
 #else
 typedef unsigned char* qg_sref;
 __device__ __forceinline__ qg_sref qg_sref_of(void* smem) { return static_cast<unsigned char*>(smem); }
-__device__ __forceinline__ void qg_async_copy16_at(qg_sref smem, const void* gmem) { qg_async_copy16(smem, gmem); }
+__device__ __forceinline__ void qg_async_copy16_at(qg_sref smem, const void* gmem) {
+  *reinterpret_cast<uint4*>(smem) = *static_cast<const uint4*>(gmem);
+}
 #endif
+__device__ __forceinline__ void qg_async_copy16(void* smem, const void* gmem) {
+  qg_async_copy16_at(qg_sref_of(smem), gmem);
+}
+__device__ __forceinline__ void qg_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int N>
+__device__ __forceinline__ void qg_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
 #endif
 #endif
 
