@@ -13,6 +13,8 @@ namespace qgate::cuk {
 // the row's 32-element chunks, kMatvecRows activation rows (M) per launch.
 inline constexpr int kMatvecThreads = 128;
 inline constexpr int kMatvecRows = 8;
+// The GPTQ mat-vec (matvec_gptq.cu): threads along k per output column (its tree's width).
+inline constexpr int kGptqMatvecKThreads = 16;
 
 // w: n*k weights in blocks; out: n*k elements of `o`, row-major.
 using DequantLaunch = void (*)(const uint8_t* w, int64_t n, int64_t k, void* out, OutType o, const IqTables& t,

@@ -147,13 +147,14 @@ __device__ __forceinline__ void matvec_row(const uint8_t* __restrict__ wrow, con
 // arrive: the rows' bytes of T consecutive chunks (a "tile", whole weight blocks) are
 // copied to shared memory in 16-byte pieces (qg_async_copy16: cp.async on sm_80+), into
 // STAGES buffers, so the next tiles' copies are in flight while one tile is decoded, and
-// the six formats of issue 5 decode a chunk with packed word operations (ChunkDecoder)
+// the six formats of issue 5 and q5_K decode a chunk with packed word operations (ChunkDecoder)
 // instead of element by element; each chunk's activation codes are read once for the
 // block's rows.
 template <class F>
 inline constexpr bool kMvFast = std::is_same_v<F, Fmt_q4_0> || std::is_same_v<F, Fmt_q8_0> ||
                                 std::is_same_v<F, Fmt_mxfp4> || std::is_same_v<F, Fmt_iq4_xs> ||
-                                std::is_same_v<F, Fmt_q4_K> || std::is_same_v<F, Fmt_q6_K>;
+                                std::is_same_v<F, Fmt_q4_K> || std::is_same_v<F, Fmt_q5_K> ||
+                                std::is_same_v<F, Fmt_q6_K>;
 // Weight rows per block at M = 1 with the packed decoders: 8 for the 16-entry lookup formats
 // (mxfp4, iq4_xs: the permuted activation codes and their sums are shared by more rows; H200
 // 55 -> 57 %, 56 -> 60 % of the stream), 4 for the others (8 measured no faster for q4_0 and
@@ -297,8 +298,11 @@ struct ChunkDecoder {
       ds[0] = f16_lo(h) * float(int(ls) - 32);
 #pragma unroll
       for (int e = 0; e < 4; ++e) split_word(lds_a32(s, off + 8 + 16 * c8 + 4 * e), wq, wn, e);
-    } else if constexpr (kFast && std::is_same_v<F, Fmt_q4_K>) {  // {f16 d, dmin; u8 sc[12]; u8 qs[128]}, 16-aligned
-      // (16-aligned in the stage: w is, and 144, the tile and the stage are multiples of 16)
+    } else if constexpr (kFast && (std::is_same_v<F, Fmt_q4_K> || std::is_same_v<F, Fmt_q5_K>)) {
+      // {f16 d, dmin; u8 sc[12]; [q5_K: u8 qh[32]]; u8 qs[128]}, 16-aligned in the stage (w is,
+      // and 144, 176, the tile and the stage are multiples of 16)
+      constexpr bool kHigh = std::is_same_v<F, Fmt_q5_K>;
+      constexpr int kQs = kHigh ? 48 : 16;
       const uint4 hd = *reinterpret_cast<const uint4*>(s + off);  // {d, dmin}, scale bytes 0..3, 4..7, 8..11
       // F::scale6 from the words: sub-block j < 4: bytes j, 4 + j (6 bits); j >= 4: the
       // nibbles of byte 4 + j, with the top 2 bits of bytes j - 4, j as bits 4..5
@@ -308,11 +312,18 @@ struct ChunkDecoder {
       ds[0] = f16_lo(hd.x) * float(sc);
       ms[0] = f16_lo(hd.x >> 16) * float(mn);
       const int sh = 4 * (c8 & 1);
-      const uint4 q0 = *reinterpret_cast<const uint4*>(s + off + 16 + 32 * (c8 >> 1));
-      const uint4 q1 = *reinterpret_cast<const uint4*>(s + off + 32 + 32 * (c8 >> 1));
+      const uint4 q0 = *reinterpret_cast<const uint4*>(s + off + kQs + 32 * (c8 >> 1));
+      const uint4 q1 = *reinterpret_cast<const uint4*>(s + off + kQs + 16 + 32 * (c8 >> 1));
       const uint32_t qw[8] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w};
 #pragma unroll
       for (int e = 0; e < 8; ++e) wq[e] = int((qw[e] >> sh) & 0x0F0F0F0Fu);
+      if constexpr (kHigh) {  // element l's bit 4: bit c8 of qh[l]
+        const uint4 h0 = *reinterpret_cast<const uint4*>(s + off + 16);
+        const uint4 h1 = *reinterpret_cast<const uint4*>(s + off + 32);
+        const uint32_t hw[8] = {h0.x, h0.y, h0.z, h0.w, h1.x, h1.y, h1.z, h1.w};
+#pragma unroll
+        for (int e = 0; e < 8; ++e) wq[e] |= int(((hw[e] >> c8) & 0x01010101u) << 4);
+      }
     } else if constexpr (kFast && std::is_same_v<F, Fmt_q6_K>) {  // {u8 ql[128]; u8 qh[64]; i8 sc[16]; f16 d}
       const int h = c8 >> 2, r = c8 & 3;
       const float d = f16_lo(lds_u32(s, off + 208));

@@ -51,50 +51,125 @@ __global__ void dequant_gptq_kernel(const uint8_t* __restrict__ w, int64_t n, in
   }
 }
 
-// W4A8 decode mat-vec: one thread per output column (consecutive threads read consecutive
-// qweight words), every 32-element chunk in order, as the GEMM's arithmetic:
+// W4A8 decode mat-vec. A block of T = kMatvecThreads threads takes kGqNT * C consecutive
+// output columns: thread (kt, nt) = (tid / kGqNT, tid % kGqNT) reads C columns' qweight words
+// (C = 8 at M = 1, 2 for up to 8 activation rows, whose accumulators take the registers)
+// with 16-byte loads per k8 row (8-byte at C = 2; a warp reads whole row segments) and takes the
+// 32-element chunks c = kt, kt + kGqKT, ... in order, with the GEMM's arithmetic per chunk:
 //   isum = exact int8 dot of (q - zero) with the q8_1 codes;  acc += dx * (scale * isum)
-// so the longest chain is ceil(k/32) accumulations + 6 (registry: gptq_matvec_depth).
-template <int Mut>
-__global__ void __launch_bounds__(kMatvecThreads)
+// (computed as sum q x - zero * sum x, the same integer: the nibbles stay unsigned, and the
+// chunk's activation codes are permuted once into the nibbles' order, shared by C columns);
+// then the kGqKT partial sums of a column added in a fixed pairwise tree. Longest chain:
+// ceil(k / 32 / kGqKT) accumulations + log2(kGqKT) tree levels + 6 (registry_cuda.cpp:
+// gptq_matvec_depth).
+inline constexpr int kGqKT = kGptqMatvecKThreads, kGqNT = kMatvecThreads / kGqKT;
+template <int MR>
+inline constexpr int kGqCols = MR == 1 ? 8 : 2;
+
+// sm_90: <= 128 registers (the next chunk's 32 words in flight), 4 blocks an SM: at 32768
+// columns the grid's 512 blocks are all resident at once.
+template <int MR, bool Vec>
+__global__ void __launch_bounds__(kMatvecThreads, QG_MIN_BLOCKS(4))
     matvec_gptq_kernel(const uint8_t* __restrict__ w, const uint8_t* __restrict__ xq, float* __restrict__ y, int64_t n,
                        int64_t k, int m, int64_t ldy) {
+  constexpr int T = kMatvecThreads, C = kGqCols<MR>, NV = C * MR;  // partial sums per thread
+  static_assert(kGqNT * kGqKT == T && (kGqKT & (kGqKT - 1)) == 0 && kGqNT * C % 8 == 0, "a power of 2 along k");
   const GptqView v = gptq_view(w, n, k);
-  const int64_t col = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (col >= n) return;
+  const int tid = threadIdx.x, nt = tid % kGqNT, kt = tid / kGqNT;
+  const int64_t col0 = (int64_t(blockIdx.x) * kGqNT + nt) * C;  // n % 8 == 0: all C or none
   const bool ok = v.ok && !v.g_idx && v.group % 32 == 0 && k % 32 == 0;
-  float acc[kMatvecRows];
+  float acc[C][MR];
 #pragma unroll
-  for (int i = 0; i < kMatvecRows; ++i) acc[i] = ok ? 0.f : __int_as_float(0x7FC00000);
-  const int64_t chunks = ok ? k / 32 : 0;
-  for (int64_t c = 0; c < chunks; ++c) {
-    const int64_t g = 32 * c / v.group;
-    const uint32_t z = ((v.qzeros[g * (n / 8) + col / 8] >> (4 * (col % 8))) & 15u) + 1;
-    const uint32_t bias = (0x80u - z) * 0x01010101u;  // q + 128 - z in 112..142: no carries
-    const float ds = qg_f16_bits_to_float(v.scales[g * n + col]);
-    int wq[8];
+  for (int j = 0; j < C; ++j)
+#pragma unroll
+    for (int i = 0; i < MR; ++i) acc[j][i] = ok ? 0.f : __int_as_float(0x7FC00000);
+  const int64_t chunks = ok && col0 < n ? k / 32 : 0;
+  // qweight rows 4c + i of chunk c: inputs 32c + 8i .. +7 (nibble l = input 8i + l); the next
+  // chunk's words are loaded before this one's arithmetic (one chunk ahead)
+  auto load = [&](int64_t c, uint32_t (&u)[4][C]) {
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      const uint32_t u = v.qweight[(4 * c + i) * n + col];  // inputs 32c + 8i .. +7, nibble l = input 8i + l
-      const uint32_t lo = u & 0x0F0F0F0Fu, hi = (u >> 4) & 0x0F0F0F0Fu;  // nibbles 0,2,4,6 / 1,3,5,7
-      wq[2 * i] = int((qg_byte_perm(lo, hi, 0x5140u) + bias) ^ 0x80808080u);
-      wq[2 * i + 1] = int((qg_byte_perm(lo, hi, 0x7362u) + bias) ^ 0x80808080u);
+      const uint32_t* q = v.qweight + (4 * c + i) * n + col0;
+      if constexpr (Vec && C % 4 == 0) {
+#pragma unroll
+        for (int h = 0; h < C / 4; ++h) {
+          const uint4 q4 = reinterpret_cast<const uint4*>(q)[h];
+          u[i][4 * h] = q4.x, u[i][4 * h + 1] = q4.y, u[i][4 * h + 2] = q4.z, u[i][4 * h + 3] = q4.w;
+        }
+      } else if constexpr (Vec && C == 2) {
+        const uint2 q2 = *reinterpret_cast<const uint2*>(q);
+        u[i][0] = q2.x, u[i][1] = q2.y;
+      } else {
+#pragma unroll
+        for (int j = 0; j < C; ++j) u[i][j] = q[j];
+      }
     }
+  };
+  uint32_t u[4][C], un[4][C];
+  if (kt < chunks) load(kt, un);
+  for (int64_t c = kt; c < chunks; c += kGqKT) {
 #pragma unroll
-    for (int mi = 0; mi < kMatvecRows; ++mi) {
-      if (mi >= m) break;
-      const uint8_t* xb = xq + (int64_t(mi) * chunks + c) * 36;
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int j = 0; j < C; ++j) u[i][j] = un[i][j];
+    if (c + kGqKT < chunks) load(c + kGqKT, un);
+    const int64_t g = 32 * c / v.group;
+    const uint32_t zw = v.qzeros[g * (n / 8) + col0 / 8] >> (4 * (col0 % 8));  // C stored zeros
+    const uint32_t* sp = reinterpret_cast<const uint32_t*>(v.scales + g * n + col0);  // 4-byte aligned
+    uint32_t sw[C / 2];
+#pragma unroll
+    for (int i = 0; i < C / 2; ++i) sw[i] = sp[i];
+#pragma unroll
+    for (int mi = 0; mi < MR; ++mi) {
+      if (mi >= m) continue;  // (not break: a loop with one exit is unrolled by every compiler)
+      const uint8_t* xb = xq + (int64_t(mi) * (k / 32) + c) * 36;
       const float dx = qg_f16_bits_to_float((unsigned short)(*reinterpret_cast<const uint32_t*>(xb) & 0xFFFFu));
-      const int* xv = reinterpret_cast<const int*>(xb + 4);
-      int isum = 0;
+      const int* xr = reinterpret_cast<const int*>(xb + 4);
+      // xv[2i] = inputs 8i, 8i+2, 8i+4, 8i+6 (the low nibbles of word i), xv[2i+1] the odd ones
+      int xv[8], xsum = 0;
 #pragma unroll
-      for (int e = 0; e < 8; ++e) isum = qg_dp4a(wq[e], xv[e], isum);
-      acc[mi] += dx * (ds * float(isum));
+      for (int i = 0; i < 4; ++i) {
+        const uint32_t a = uint32_t(xr[2 * i]), b = uint32_t(xr[2 * i + 1]);
+        xv[2 * i] = int(qg_byte_perm(a, b, 0x6420u));
+        xv[2 * i + 1] = int(qg_byte_perm(a, b, 0x7531u));
+        xsum = qg_dp4a(0x01010101, int(a), xsum);
+        xsum = qg_dp4a(0x01010101, int(b), xsum);
+      }
+#pragma unroll
+      for (int j = 0; j < C; ++j) {
+        const int z = int((zw >> (4 * j)) & 15u) + 1;
+        int isum = -z * xsum;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          isum = qg_dp4a(int(u[i][j] & 0x0F0F0F0Fu), xv[2 * i], isum);
+          isum = qg_dp4a(int((u[i][j] >> 4) & 0x0F0F0F0Fu), xv[2 * i + 1], isum);
+        }
+        const float ds = qg_f16_bits_to_float((unsigned short)((sw[j / 2] >> (16 * (j % 2))) & 0xFFFFu));
+        acc[j][mi] += dx * (ds * float(isum));
+      }
     }
   }
+  // red[s][kt], s = (j MR + mi) kGqNT + nt: each column's kGqKT partials, added pairwise
+  // (level h: p[t] += p[t + h], t < h) by one thread per (column, activation row).
+  __shared__ float red[NV * kGqNT][kGqKT + 1];
 #pragma unroll
-  for (int mi = 0; mi < kMatvecRows; ++mi)
-    if (mi < m) y[mi * ldy + col] = acc[mi];
+  for (int j = 0; j < C; ++j)
+#pragma unroll
+    for (int i = 0; i < MR; ++i) red[(j * MR + i) * kGqNT + nt][kt] = acc[j][i];
+  __syncthreads();
+  for (int sidx = tid; sidx < NV * kGqNT; sidx += T) {
+    float p[kGqKT];
+#pragma unroll
+    for (int t = 0; t < kGqKT; ++t) p[t] = red[sidx][t];
+#pragma unroll
+    for (int h = kGqKT / 2; h > 0; h /= 2)
+#pragma unroll
+      for (int t = 0; t < kGqKT / 2; ++t)
+        if (t < h) p[t] += p[t + h];
+    const int q = sidx / kGqNT, j = q / MR, mi = q % MR;
+    const int64_t col = (int64_t(blockIdx.x) * kGqNT + sidx % kGqNT) * C + j;
+    if (mi < m && col < n) y[mi * ldy + col] = p[0];
+  }
 }
 
 void dequant_gptq_int4(const uint8_t* w, int64_t n, int64_t k, void* out, OutType o, const IqTables&, void* stream) {
@@ -111,8 +186,17 @@ void dequant_gptq_int4(const uint8_t* w, int64_t n, int64_t k, void* out, OutTyp
 void matvec_gptq_int4(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int64_t k, int m, int64_t ldy,
                       const IqTables&, void* stream) {
   if (n <= 0 || m <= 0) return;
-  matvec_gptq_kernel<kMutNone><<<unsigned((n + kMatvecThreads - 1) / kMatvecThreads), kMatvecThreads, 0,
-                                 static_cast<gpuStream_t>(stream)>>>(w, xq, y, n, k, m, ldy);
+  const auto s = static_cast<gpuStream_t>(stream);
+  const auto grid = [n](int cols) { return unsigned((n + kGqNT * cols - 1) / (kGqNT * cols)); };
+  // vector loads of qweight: the array starts 32 bytes into the container, its rows are
+  // n % 8 == 0 words and a thread's columns start at a multiple of 8 (M = 1) or 2
+  const bool vec = reinterpret_cast<uintptr_t>(w) % 16 == 0;
+  if (m == 1 && vec) matvec_gptq_kernel<1, true><<<grid(kGqCols<1>), kMatvecThreads, 0, s>>>(w, xq, y, n, k, m, ldy);
+  else if (m == 1) matvec_gptq_kernel<1, false><<<grid(kGqCols<1>), kMatvecThreads, 0, s>>>(w, xq, y, n, k, m, ldy);
+  else if (vec)
+    matvec_gptq_kernel<kMatvecRows, true><<<grid(kGqCols<kMatvecRows>), kMatvecThreads, 0, s>>>(w, xq, y, n, k, m, ldy);
+  else
+    matvec_gptq_kernel<kMatvecRows, false><<<grid(kGqCols<kMatvecRows>), kMatvecThreads, 0, s>>>(w, xq, y, n, k, m, ldy);
 }
 
 }  // namespace qgate::cuk

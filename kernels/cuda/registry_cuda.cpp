@@ -84,8 +84,15 @@ void add_moe(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Co
   v.push_back(g);
 }
 
-// GPTQ (matvec_gptq.cu): dequant exact as the block formats'; the W4A8 mat-vec runs one
-// thread per output over every 32-element chunk in order (the GEMM's arithmetic and depth).
+// GPTQ (matvec_gptq.cu): dequant exact as the block formats'; the W4A8 mat-vec has the
+// GEMM's per-chunk arithmetic, each output's chunks spread over cuk::kGptqMatvecKThreads
+// threads (thread t: chunks t, t + kGptqMatvecKThreads, ... in order) and their partial sums added in a pairwise tree.
+int64_t gptq_matvec_depth(int64_t k) {
+  int64_t levels = 0;
+  while ((int64_t{1} << levels) < cuk::kGptqMatvecKThreads) ++levels;
+  return (k / 32 + cuk::kGptqMatvecKThreads - 1) / cuk::kGptqMatvecKThreads + levels + 6;
+}
+
 void add_gptq(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& dq, const cuk::Code& code) {
   const std::string fmt(format_info(f).name);
   for (OutType o : {OutType::f32, OutType::f16, OutType::bf16}) {
@@ -96,7 +103,7 @@ void add_gptq(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::C
     v.push_back(d);
   }
   KernelInfo mv{"matmul_" + fmt + "_" + std::string(act_name(act)) + "_cuda", Op::matmul, BackendId::cuda, f,
-                Precision{act, 23, gemm_depth, OutType::f32}, Tile{1, 8, 32}, cuk::kMatvecRows};
+                Precision{act, 23, gptq_matvec_depth, OutType::f32}, Tile{1, 8, 32}, cuk::kMatvecRows};
   mv.launch = cuk::launch_matvec;
   mv.device_code = &code;
   mv.accepts = cpu::gptq_q8_accepts;  // contiguous groups, a multiple of 32
