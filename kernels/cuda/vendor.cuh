@@ -351,8 +351,12 @@ __device__ __forceinline__ unsigned qg_funnel_rc(unsigned lo, unsigned hi, unsig
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 typedef unsigned qg_sref;
 __device__ __forceinline__ qg_sref qg_sref_of(void* smem) { return static_cast<unsigned>(__cvta_generic_to_shared(smem)); }
+// The L2::128B hint lets L2 fetch the whole 128-byte line a piece lies in (the neighbouring
+// pieces are the same warp's next copies): H200, 3 runs each, 32768x16384 mat-vec at M = 1:
+// q8_0 89-90 -> 91-92 % of the read stream, mxfp4 72 -> 74, q4_0 / q6_K / q5_K +1; L2::256B
+// was slower (q4_0 84 -> 81-83 %); the GEMM's figures did not move (docs/PERFORMANCE.md).
 __device__ __forceinline__ void qg_async_copy16_at(qg_sref smem, const void* gmem) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem), "l"(gmem) : "memory");
+  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(smem), "l"(gmem) : "memory");
 }
 #else
 typedef unsigned char* qg_sref;
