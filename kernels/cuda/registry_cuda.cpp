@@ -86,7 +86,8 @@ void add_moe(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Co
 
 // GPTQ (matvec_gptq.cu): dequant exact as the block formats'; the W4A8 mat-vec has the
 // GEMM's per-chunk arithmetic, each output's chunks spread over cuk::kGptqMatvecKThreads
-// threads (thread t: chunks t, t + kGptqMatvecKThreads, ... in order) and their partial sums added in a pairwise tree.
+// threads (thread t: chunks t, t + kGptqMatvecKThreads, ... in order), their partial sums
+// added in a pairwise tree.
 int64_t gptq_matvec_depth(int64_t k) {
   int64_t levels = 0;
   while ((int64_t{1} << levels) < cuk::kGptqMatvecKThreads) ++levels;
