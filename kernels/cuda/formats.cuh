@@ -108,6 +108,8 @@ struct Fmt_q3_K {  // {u8 hmask[32]; u8 qs[64]; u8 scales[12]; f16 d}
 template <int Bytes, int Qs, bool High>
 struct Q45K {
   static constexpr int QK = 256, BYTES = Bytes, SUB = 32;
+  static constexpr int QS = Qs;         // byte offset of qs[128]
+  static constexpr bool HIGH = High;    // q5_K: qh[32] at byte 16, bit j of qh[l] = bit 4 of element 32 j + l
   static constexpr bool MIN = true, FLOAT = false;
   QG_DEV static uint32_t scale6(const uint8_t* b, int j, int which) {
     if (j < 4) return rb(b, 4 + j + 4 * which) & 63;

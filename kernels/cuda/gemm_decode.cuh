@@ -65,16 +65,16 @@ struct FastChunk<Fmt_q8_0> {  // {f16 d; i8 qs[32]}
 
 // q4_K / q5_K: chunk c of the super-block is sub-block c; its low nibbles are qs[32(c/2) + l]
 // (low half for even c, high for odd), q5_K's fifth bit is bit c of qh[l].
-template <class F, int Qs, bool High>
+template <class F>
 struct FastQ45K {
   static constexpr bool ok = true;
   QG_DEV static void decode(const uint8_t* b, int c, int (&q)[8], float (&ds)[1], float (&ms)[1], const IqTables&) {
-    const uint8_t* qs = b + Qs + 32 * (c >> 1);
+    const uint8_t* qs = b + F::QS + 32 * (c >> 1);
     const int sh = 4 * (c & 1);
 #pragma unroll
     for (int w = 0; w < 8; ++w) {
       uint32_t v = (gemm_u32_4(qs + 4 * w) >> sh) & 0x0F0F0F0Fu;
-      if constexpr (High) v |= ((gemm_u32_4(b + 16 + 4 * w) >> c) & 0x01010101u) << 4;
+      if constexpr (F::HIGH) v |= ((gemm_u32_4(b + 16 + 4 * w) >> c) & 0x01010101u) << 4;
       q[w] = int(v);
     }
     const uint32_t dm = gemm_u32_4(b);
@@ -83,9 +83,9 @@ struct FastQ45K {
   }
 };
 template <>
-struct FastChunk<Fmt_q4_K> : FastQ45K<Fmt_q4_K, 16, false> {};
+struct FastChunk<Fmt_q4_K> : FastQ45K<Fmt_q4_K> {};
 template <>
-struct FastChunk<Fmt_q5_K> : FastQ45K<Fmt_q5_K, 48, true> {};
+struct FastChunk<Fmt_q5_K> : FastQ45K<Fmt_q5_K> {};
 
 template <>
 struct FastChunk<Fmt_q6_K> {  // {u8 ql[128]; u8 qh[64]; i8 scales[16]; f16 d}; chunk c: h = c/4, r = c%4

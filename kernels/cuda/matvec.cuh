@@ -301,8 +301,6 @@ struct ChunkDecoder {
     } else if constexpr (kFast && (std::is_same_v<F, Fmt_q4_K> || std::is_same_v<F, Fmt_q5_K>)) {
       // {f16 d, dmin; u8 sc[12]; [q5_K: u8 qh[32]]; u8 qs[128]}, 16-aligned in the stage (w is,
       // and 144, 176, the tile and the stage are multiples of 16)
-      constexpr bool kHigh = std::is_same_v<F, Fmt_q5_K>;
-      constexpr int kQs = kHigh ? 48 : 16;
       const uint4 hd = *reinterpret_cast<const uint4*>(s + off);  // {d, dmin}, scale bytes 0..3, 4..7, 8..11
       // F::scale6 from the words: sub-block j < 4: bytes j, 4 + j (6 bits); j >= 4: the
       // nibbles of byte 4 + j, with the top 2 bits of bytes j - 4, j as bits 4..5
@@ -312,12 +310,12 @@ struct ChunkDecoder {
       ds[0] = f16_lo(hd.x) * float(sc);
       ms[0] = f16_lo(hd.x >> 16) * float(mn);
       const int sh = 4 * (c8 & 1);
-      const uint4 q0 = *reinterpret_cast<const uint4*>(s + off + kQs + 32 * (c8 >> 1));
-      const uint4 q1 = *reinterpret_cast<const uint4*>(s + off + kQs + 16 + 32 * (c8 >> 1));
+      const uint4 q0 = *reinterpret_cast<const uint4*>(s + off + F::QS + 32 * (c8 >> 1));
+      const uint4 q1 = *reinterpret_cast<const uint4*>(s + off + F::QS + 16 + 32 * (c8 >> 1));
       const uint32_t qw[8] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w};
 #pragma unroll
       for (int e = 0; e < 8; ++e) wq[e] = int((qw[e] >> sh) & 0x0F0F0F0Fu);
-      if constexpr (kHigh) {  // element l's bit 4: bit c8 of qh[l]
+      if constexpr (F::HIGH) {  // element l's bit 4: bit c8 of qh[l]
         const uint4 h0 = *reinterpret_cast<const uint4*>(s + off + 16);
         const uint4 h1 = *reinterpret_cast<const uint4*>(s + off + 32);
         const uint32_t hw[8] = {h0.x, h0.y, h0.z, h0.w, h1.x, h1.y, h1.z, h1.w};
