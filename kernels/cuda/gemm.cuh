@@ -2,8 +2,11 @@
 // (meant for M >= 16; the decode mat-vec takes M <= 8). One thread block computes a
 // kGemmBM x kGemmBN output tile (128 activation rows x 64 weight rows) with kGemmThreads
 // threads in 8 tile groups of 32 lanes (the fragment layout of qg_mma_s8_*; vendor.cuh),
-// each group a 32 x 32 sub-tile. K runs in stages of kGemmStage 32-element chunks (windows
-// aligned to multiples of kGemmStage), each in three steps:
+// each group a 32 x 32 sub-tile. In the tile products the weights are the A operand (16
+// weight rows a product) and the activations the B operand (8 activation rows): a
+// weight fragment is then one 16-byte read of the decoded tile, laid out for it. K runs
+// in stages of kGemmStage 32-element chunks (windows aligned to multiples of kGemmStage),
+// each in three steps:
 //   copy   the stage's bytes, global -> shared, without a register round trip
 //          (qg_async_copy16: cp.async on sm_80+), GemmGeom::STAGES - 1 stages ahead of
 //          the use, so the loads' latency is hidden behind the tile products of the
@@ -109,15 +112,29 @@ QG_DEV float gemm_isum(int d) { return __int_as_float(d) - kGemmSeedF; }
 // generators never draw since the oracle has no finite value then, gives NaN here.)
 QG_DEV float gemm_scaled_isum(float dsub, int d, float nb) { return qg_fmaf(dsub, __int_as_float(d), nb); }
 
-// Shared-memory code layout: one row of a stage is kGemmStage chunks of 8 ints; inside a
-// chunk int e (k = 4e..4e+3) is stored at position 2e (e < 4) or 2(e - 4) + 1 (e >= 4), so
-// the two ints a lane needs of a row ({e = t, e = t + 4}, t = lane % 4: a0/a2 or a1/a3 of
-// the A fragment, b0/b1 of the B fragment; vendor.cuh) are one 8-byte read. Rows are
+// Activation code layout (the B operand): one row of a stage is kGemmStage chunks of 8
+// ints; inside a chunk int e (k = 4e..4e+3) is stored at position 2e (e < 4) or
+// 2(e - 4) + 1 (e >= 4), so the two ints a lane needs of a row ({e = t, e = t + 4},
+// t = lane % 4: b0/b1 of the B fragment; vendor.cuh) are one 8-byte read. Rows are
 // 8 * kGemmStage + 8 ints apart: the 4 rows of a half group's 8-byte reads start 8 banks
 // apart, so fragment reads are free of bank conflicts.
 QG_DEV void gemm_store_codes(int* dst, const int (&q)[8]) {
   reinterpret_cast<int4*>(dst)[0] = make_int4(q[0], q[4], q[1], q[5]);
   reinterpret_cast<int4*>(dst)[1] = make_int4(q[2], q[6], q[3], q[7]);
+}
+
+// The decoded weight tile (the A operand): per 16-row tile rt and chunk j, 8 slots of
+// 4 x 16 bytes, one per g = row % 8: slot (g, t') holds the A fragment of lane (g, t)
+// with t' = t ^ ((g >> 1) & 3),
+//   { W[g][4t..4t+3], W[g+8][4t..], W[g][16+4t..], W[g+8][16+4t..] }  (rows of tile rt),
+// so a lane's fragment is one 16-byte read. The xor spreads both the reads (each quarter of
+// the group: g = 2i, 2i+1, all t, over the 32 banks) and the decode's stores (8 lanes of
+// one chunk, g = 0..7, same t) over distinct banks. Index of the int4, not of the int.
+QG_DEV int gemm_wslot(int rt, int j, int g, int t) { return ((rt * kGemmStage + j) * 8 + g) * 4 + (t ^ ((g >> 1) & 3)); }
+// Rows g and g + 8 of a tile, chunk j, decoded (q0, q1) -> their four slots.
+QG_DEV void gemm_store_weight_pair(int4* wq, int rt, int j, int g, const int (&q0)[8], const int (&q1)[8]) {
+#pragma unroll
+  for (int t = 0; t < 4; ++t) wq[gemm_wslot(rt, j, g, t)] = make_int4(q0[t], q1[t], q0[t + 4], q1[t + 4]);
 }
 
 // The activations repacked once per launch (one thread per row and chunk; chunks past
@@ -163,8 +180,8 @@ __global__ void gemm_pack_acts(const uint8_t* __restrict__ xq, uint8_t* __restri
 //     == 8: the 8-byte fragment reads of 8 rows x 4 lanes are free of bank conflicts);
 //   weights [kGemmBN][WROW] bytes: the NB blocks covering the stage, from the row's
 //     position rounded down to 16.
-// Then the decoded weight tile (codes [kGemmBN][XS] ints, scales, offsets) and each
-// thread's activation source offsets. Three stages where two blocks still fit an SM (<= 112 KiB
+// Then the decoded weight tile (codes as gemm_wslot lays them out, scales, offsets) and
+// each thread's activation source offsets. Three stages where two blocks still fit an SM (<= 112 KiB
 // each), else two; one on the AMD targets (static LDS <= 64 KiB: copy, barrier, use).
 template <class W>
 struct GemmGeom {
@@ -178,9 +195,12 @@ struct GemmGeom {
   static constexpr int WV = W::kRaw ? (NB * W::BYTES + 30) / 16 : 0;      // 16-byte pieces, start misaligned <= 15
   static constexpr int WROW = 16 * WV;
   static constexpr int RAW = XBYTES + kGemmBN * WROW;  // one stage
-  // decoded tile: codes; per chunk {dsub_0, -dsub_0 * 1.5 * 2^23} of each row (as float4
-  // per column pair); dsub_1 (two sub-blocks per chunk); msub (formats with offsets)
-  static constexpr int TILE = kGemmBN * XS * 4 + S * kGemmBN * 8 + (SPC == 2 ? S * kGemmBN * 4 : 0) +
+  // decoded tile: codes (32 bytes a row and chunk); per tile, chunk and g the float4
+  // {dsub_0, dsub_0', -dsub_0 * 1.5 * 2^23, -dsub_0' * 1.5 * 2^23} of rows g and g + 8 ('),
+  // the float2 {dsub_1, dsub_1'} (two sub-blocks per chunk), the float2 {msub, msub'}
+  // (formats with offsets); all in gemm_wslot's order without its t
+  static constexpr int CODES = kGemmBN * S * 32;
+  static constexpr int TILE = CODES + S * kGemmBN * 8 + (SPC == 2 ? S * kGemmBN * 4 : 0) +
                               (W::MIN ? S * kGemmBN * 4 : 0);
   static constexpr int WCOPY = (kGemmBN * WV + kGemmThreads - 1) / kGemmThreads;  // weight pieces per thread (at most)
   static constexpr int XCOPY = kGemmBM * XV / kGemmThreads;  // activation pieces per thread and stage
@@ -209,10 +229,10 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
 #else
   __shared__ __align__(16) uint8_t gsm[G::SMEM];
 #endif
-  int(*ws)[XS] = reinterpret_cast<int(*)[XS]>(gsm + G::STAGES * G::RAW);
-  float* wsc = reinterpret_cast<float*>(gsm + G::STAGES * G::RAW + kGemmBN * XS * 4);  // [S][kGemmBN / 2][4]
-  float* wd1 = wsc + S * kGemmBN * 2;                                                   // [S][kGemmBN], SPC 2
-  float* wm = wd1 + (SPC == 2 ? S * kGemmBN : 0);                                       // [S][kGemmBN], MIN
+  int4* wq = reinterpret_cast<int4*>(gsm + G::STAGES * G::RAW);
+  float* wsc = reinterpret_cast<float*>(gsm + G::STAGES * G::RAW + G::CODES);  // float4 [tile][S][8]
+  float* wd1 = wsc + S * kGemmBN * 2;                                          // float2 [tile][S][8], SPC 2
+  float* wm = wd1 + (SPC == 2 ? S * kGemmBN : 0);                              // float2 [tile][S][8], MIN
   uint32_t* xsrc = reinterpret_cast<uint32_t*>(gsm + G::STAGES * G::RAW + G::TILE);   // [XCOPY][kGemmThreads]
   using Tile = int[XS];
 
@@ -240,13 +260,16 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
   const int gm = (grp % GROUPS_M) * 32, gn = (grp / GROUPS_M) * 32;  // this group's sub-tile
   const int64_t wrow = W::kRaw ? (a.k / 32 / W::CPB) * W::BYTES : 0;  // bytes of a weight row
   const uint8_t* wend = a.w + a.n * wrow;
+  const uint8_t* const wblk = a.w + n0 * wrow;  // the block's first weight row
+  const int nrows = int(a.n - n0 < kGemmBN ? a.n - n0 : kGemmBN);
+  const bool wlast = n0 + kGemmBN >= a.n;  // the block holds the tensor's last row
 
   // Rows past M hold zeros in every stage (never copied). The other activation rows and the
   // decoded tile's scales start as NaN: shared memory keeps what the SM's previous block
   // left (often the same weights), so a read before this block's copy landed or its decode
   // wrote (a missing wait or barrier) shows as NaN outputs instead of plausible stale values.
   const int64_t groups = (chunks + S - 1) / S;
-  for (int i = tid; i < (G::TILE - kGemmBN * XS * 4) / 4; i += kGemmThreads) wsc[i] = __int_as_float(0x7FC00000);
+  for (int i = tid; i < (G::TILE - G::CODES) / 4; i += kGemmThreads) wsc[i] = __int_as_float(0x7FC00000);
   for (int i = tid; i < G::STAGES * kGemmBM * XS; i += kGemmThreads)
     reinterpret_cast<int*>(gsm + (i / (kGemmBM * XS)) * G::RAW)[i % (kGemmBM * XS)] =
         m0 + (i / XS) % kGemmBM >= rows ? 0 : 0x7FC00000;
@@ -296,18 +319,20 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
     }
     if constexpr (W::kRaw) {  // weights: the blocks of the window inside the row, in 16-byte pieces
       const int have = int(chunks - w0 < S ? chunks - w0 : S);
-      const int64_t len = int64_t(W::CPB == 1 ? have : 1) * W::BYTES, boff = w0 / W::CPB * W::BYTES;
+      const int len = (W::CPB == 1 ? have : 1) * W::BYTES;
+      const uint8_t* const sb = wblk + w0 / W::CPB * W::BYTES;  // the window in the block's first row
       uint8_t* wr = xr + G::XBYTES;
 #pragma unroll
       for (int u = 0; u < G::WCOPY; ++u) {
         const int v = tid + kGemmThreads * u, r = v / G::WV, q = v % G::WV;
-        if (v >= kGemmBN * G::WV || n0 + r >= a.n) continue;
-        const uint8_t* g0 = a.w + (n0 + r) * wrow + boff;
-        const uint8_t* src = g0 - (reinterpret_cast<uintptr_t>(g0) & 15) + 16 * q;
-        if (src >= g0 + len) continue;
+        if (v >= kGemmBN * G::WV || r >= nrows) continue;
+        const uint8_t* g0 = sb + r * wrow;
+        const int at = 16 * q - int(reinterpret_cast<uintptr_t>(g0) & 15);  // the piece's start in the window
+        if (at >= len) continue;
+        const uint8_t* src = g0 + at;
         uint8_t* dst = wr + r * G::WROW + 16 * q;
         uint4 piece;
-        if (src + 16 <= wend) {
+        if (!wlast || src + 16 <= wend) {
           if constexpr (kAsync) {
             qg_async_copy16(dst, src);
             continue;
@@ -370,86 +395,120 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
     const int jlo = int(cbeg > w0 ? cbeg - w0 : 0), jhi = int(cend - w0 < S ? cend - w0 : S);
     const uint8_t* xr = gsm + (st % G::STAGES) * G::RAW;
     // ---- decode: the weights' chunks of the window to int8 codes (rows past N, chunks
-    // outside the split: zeros) ----
-    for (int pi = tid; pi < kGemmBN * S; pi += kGemmThreads) {
-      const int r = pi / S, j = pi % S;
-      int q[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      float ds[SPC], ms[SPC];
+    // outside the split: zeros). Weights staged raw: one thread per chunk and row pair
+    // (g, g + 8) of a tile, whose fragment slots it writes whole (16-byte stores; half the
+    // threads work here and the rest wait at the barrier below, yet one thread per row
+    // writing 4-byte halves measured 3-17 % slower on the H200); GPTQ (read from global
+    // memory): one thread per chunk and row, so every thread's loads are in flight at once
+    // (the pair form was 9 % slower), each writing its half of the slots ----
+    constexpr int RPT = W::kRaw ? 2 : 1;  // rows per decode task
+    for (int pi = tid; pi < kGemmBN / RPT * S; pi += kGemmThreads) {
+      const int g = pi % 8, h0 = RPT == 2 ? 0 : (pi / 8) % 2;
+      const int j = (pi / (8 * (3 - RPT))) % S, rt = pi / (8 * (3 - RPT) * S);
+      int q[RPT][8];
+      float ds[RPT][SPC], ms[RPT][SPC];
 #pragma unroll
-      for (int s = 0; s < SPC; ++s) ds[s] = ms[s] = 0.f;
-      if (n0 + r < a.n && j >= jlo && j < jhi) {
-        if constexpr (W::kRaw) {
-          const int64_t b0 = w0 / W::CPB;
-          const uint8_t* g0 = a.w + (n0 + r) * wrow + b0 * W::BYTES;
-          const uint8_t* blk = xr + G::XBYTES + r * G::WROW + (reinterpret_cast<uintptr_t>(g0) & 15) +
-                               ((w0 + j) / W::CPB - b0) * W::BYTES;
-          W::decode(blk, int((w0 + j) % W::CPB), q, ds, ms, a.t);
-        } else {
-          W::chunk(a, n0 + r, w0 + j, q, ds, ms);
+      for (int h = 0; h < RPT; ++h) {
+        const int r = 16 * rt + g + 8 * (h0 + h);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) q[h][e] = 0;
+#pragma unroll
+        for (int s2 = 0; s2 < SPC; ++s2) ds[h][s2] = ms[h][s2] = 0.f;
+        if (n0 + r < a.n && j >= jlo && j < jhi) {
+          if constexpr (W::kRaw) {
+            const int64_t b0 = w0 / W::CPB;
+            const uint8_t* g0 = wblk + r * wrow + b0 * W::BYTES;
+            const uint8_t* blk = xr + G::XBYTES + r * G::WROW + (reinterpret_cast<uintptr_t>(g0) & 15) +
+                                 ((w0 + j) / W::CPB - b0) * W::BYTES;
+            W::decode(blk, int((w0 + j) % W::CPB), q[h], ds[h], ms[h], a.t);
+          } else {
+            W::chunk(a, n0 + r, w0 + j, q[h], ds[h], ms[h]);
+          }
         }
       }
-      gemm_store_codes(&ws[r][8 * j], q);
-      float* sc = wsc + (j * kGemmBN + (r & ~1)) * 2 + (r & 1);
-      sc[0] = ds[0];
-      sc[2] = -(ds[0] * kGemmSeedF);  // exact (gemm_scaled_isum)
-      if constexpr (SPC == 2) wd1[j * kGemmBN + r] = ds[1];
-      if constexpr (MIN) wm[j * kGemmBN + r] = ms[0];
+      const int si = (rt * S + j) * 8 + g;
+      if constexpr (RPT == 2) {
+        gemm_store_weight_pair(wq, rt, j, g, q[0], q[1]);
+        reinterpret_cast<float4*>(wsc)[si] =
+            make_float4(ds[0][0], ds[1][0], -(ds[0][0] * kGemmSeedF), -(ds[1][0] * kGemmSeedF));  // exact (gemm_scaled_isum)
+        if constexpr (SPC == 2) reinterpret_cast<float2*>(wd1)[si] = make_float2(ds[0][1], ds[1][1]);
+        if constexpr (MIN) reinterpret_cast<float2*>(wm)[si] = make_float2(ms[0][0], ms[1][0]);
+      } else {
+#pragma unroll
+        for (int t2 = 0; t2 < 4; ++t2) {
+          int* slot = reinterpret_cast<int*>(wq + gemm_wslot(rt, j, g, t2));
+          slot[h0] = q[0][t2];
+          slot[2 + h0] = q[0][t2 + 4];
+        }
+        wsc[4 * si + h0] = ds[0][0];
+        wsc[4 * si + 2 + h0] = -(ds[0][0] * kGemmSeedF);
+        if constexpr (SPC == 2) wd1[2 * si + h0] = ds[0][1];
+        if constexpr (MIN) wm[2 * si + h0] = ms[0][0];
+      }
     }
     if constexpr (Mut != kGemmMutMissingSync) __syncthreads();  // every group's decode done before the use
-    // ---- use: the chunks of the window inside the split ----
-    QG_UNROLL_REGS
+    // ---- use: the chunks of the window inside the split. This group: weight rows
+    // gn .. gn + 31 (tiles at, the A operand), activation rows gm .. gm + 31 (8-row tiles bt,
+    // the B operand); output e of a product: weight row g + 8 (e >> 1), activation row
+    // 2t + (e & 1) of its tiles ----
+    // (q5_K two chunks at a time: fully unrolled it needs 24 bytes of spill on sm_90)
+    constexpr int kUnroll = std::is_same_v<W, BlockWeights<Fmt_q5_K>> ? 2 : S;
+    QG_UNROLL_REGS_BY(kUnroll)
     for (int j = 0; j < S; ++j) {
       if (j < jlo || j >= jhi) continue;
       int af[2][4], bf[4][2];
-      float xd[2][2], xq[MIN ? SPC : 1][2][2];
+      float4 wsv[2];
+      float2 wd1v[2], wmv[2];
+#pragma unroll
+      for (int at = 0; at < 2; ++at) {
+        const int rt = gn / 16 + at, si = (rt * S + j) * 8 + g;
+        const int4 v = wq[gemm_wslot(rt, j, g, t)];
+        af[at][0] = v.x;
+        af[at][1] = v.y;
+        af[at][2] = v.z;
+        af[at][3] = v.w;
+        wsv[at] = reinterpret_cast<const float4*>(wsc)[si];
+        wd1v[at] = wmv[at] = make_float2(0.f, 0.f);
+        if constexpr (SPC == 2) wd1v[at] = reinterpret_cast<const float2*>(wd1)[si];
+        if constexpr (MIN) wmv[at] = reinterpret_cast<const float2*>(wm)[si];
+      }
+      float xd[4][2], xq[4][2];
       const Tile* xs = reinterpret_cast<const Tile*>(xr);
 #pragma unroll
-      for (int mt = 0; mt < 2; ++mt)
+      for (int bt = 0; bt < 4; ++bt) {
+        const int2 v = *reinterpret_cast<const int2*>(&xs[gm + 8 * bt + g][8 * j + 2 * t]);
+        bf[bt][0] = v.x;  // X[row][4t..4t+3]
+        bf[bt][1] = v.y;  // X[row][16+4t..]
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int r = gm + 16 * mt + g + 8 * h;
-          const int2 v = *reinterpret_cast<const int2*>(&xs[r][8 * j + 2 * t]);
-          af[mt][h] = v.x;      // A[r][4t..4t+3]
-          af[mt][2 + h] = v.y;  // A[r][16+4t..]
-          const float2 sc = *reinterpret_cast<const float2*>(&xs[r][8 * S + 2 * j]);  // {d, code sum}
-          xd[mt][h] = sc.x;
-          if constexpr (MIN) xq[0][mt][h] = sc.y;
+        for (int c = 0; c < 2; ++c) {
+          const float2 sc = *reinterpret_cast<const float2*>(&xs[gm + 8 * bt + 2 * t + c][8 * S + 2 * j]);  // {d, code sum}
+          xd[bt][c] = sc.x;
+          xq[bt][c] = sc.y;
         }
-#pragma unroll
-      for (int nt = 0; nt < 4; ++nt) {
-        const int2 v = *reinterpret_cast<const int2*>(&ws[gn + 8 * nt + g][8 * j + 2 * t]);
-        bf[nt][0] = v.x;
-        bf[nt][1] = v.y;
       }
 #pragma unroll
-      for (int nt = 0; nt < 4; ++nt) {
-        const int c = gn + 8 * nt + 2 * t;  // this lane's two columns: c, c + 1
-        const float4 sc = *reinterpret_cast<const float4*>(&wsc[(j * kGemmBN + c) * 2]);
-        const float2 wdv0 = make_float2(sc.x, sc.y), nb = make_float2(sc.z, sc.w);
-        float2 wdv1 = make_float2(0.f, 0.f), wmv = make_float2(0.f, 0.f);
-        if constexpr (SPC == 2) wdv1 = *reinterpret_cast<const float2*>(&wd1[j * kGemmBN + c]);
-        if constexpr (MIN) wmv = *reinterpret_cast<const float2*>(&wm[j * kGemmBN + c]);
+      for (int at = 0; at < 2; ++at)
 #pragma unroll
-        for (int mt = 0; mt < 2; ++mt) {
+        for (int bt = 0; bt < 4; ++bt) {
           int lo[4], hi[4];
           if constexpr (SPC == 1) {
-            qg_mma_s8_16x8x32(lo, af[mt], bf[nt], seed);
+            qg_mma_s8_16x8x32(lo, af[at], bf[bt], seed);
           } else {
-            const int alo[2] = {af[mt][0], af[mt][1]}, ahi[2] = {af[mt][2], af[mt][3]};
-            qg_mma_s8_16x8x16(lo, alo, bf[nt][0], seed);
-            qg_mma_s8_16x8x16(hi, ahi, bf[nt][1], seed);
+            const int alo[2] = {af[at][0], af[at][1]}, ahi[2] = {af[at][2], af[at][3]};
+            qg_mma_s8_16x8x16(lo, alo, bf[bt][0], seed);
+            qg_mma_s8_16x8x16(hi, ahi, bf[bt][1], seed);
           }
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
-            const int h = e >> 1;
-            const float wd0 = (e & 1) ? wdv0.y : wdv0.x;
-            float inner = gemm_scaled_isum(wd0, lo[e], (e & 1) ? nb.y : nb.x);  // dsub_0 * isum_0, rounded once
-            if constexpr (MIN) inner = qg_fmaf(-((e & 1) ? wmv.y : wmv.x), xq[0][mt][h], inner);
-            if constexpr (SPC == 2) inner += ((e & 1) ? wdv1.y : wdv1.x) * gemm_isum(hi[e]);
-            acc[mt][nt][e] += xd[mt][h] * inner;
+            const bool h = e >> 1;  // weight row g + 8
+            const int c = e & 1;    // activation row 2t + c
+            const float wd0 = h ? wsv[at].y : wsv[at].x, nb = h ? wsv[at].w : wsv[at].z;
+            float inner = gemm_scaled_isum(wd0, lo[e], nb);  // dsub_0 * isum_0, rounded once
+            if constexpr (MIN) inner = qg_fmaf(-(h ? wmv[at].y : wmv[at].x), xq[bt][c], inner);
+            if constexpr (SPC == 2) inner += (h ? wd1v[at].y : wd1v[at].x) * gemm_isum(hi[e]);
+            acc[at][bt][e] += xd[bt][c] * inner;
           }
         }
-      }
     }
   }
   qg_async_wait<0>();  // no copy outlives the block (the ring's last, empty groups)
@@ -458,13 +517,13 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
   float* out = split ? a.partial + int64_t(blockIdx.z) * a.m * a.n : a.y;
   const int64_t ld = split ? a.n : a.ldy;
 #pragma unroll
-  for (int mt = 0; mt < 2; ++mt)
+  for (int at = 0; at < 2; ++at)
 #pragma unroll
-    for (int nt = 0; nt < 4; ++nt)
+    for (int bt = 0; bt < 4; ++bt)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        const int64_t r = m0 + gm + 16 * mt + g + (e >> 1) * 8, c = n0 + gn + 8 * nt + 2 * t + (e & 1);
-        if (r < rows && c < a.n) out[(moe ? list[r] : r) * ld + c] = acc[mt][nt][e];
+        const int64_t r = m0 + gm + 8 * bt + 2 * t + (e & 1), c = n0 + gn + 16 * at + g + (e >> 1) * 8;
+        if (r < rows && c < a.n) out[(moe ? list[r] : r) * ld + c] = acc[at][bt][e];
       }
 }
 

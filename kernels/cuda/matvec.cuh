@@ -227,6 +227,12 @@ struct ChunkDecoder {
   // q4_0 and q6_K leave their codes unsigned (0..15, 0..63: the same int8 lanes) and the
   // caller subtracts kBias times the activations' code sum from each integer dot product.
   static constexpr int kBias = !kFast ? 0 : std::is_same_v<F, Fmt_q4_0> ? 8 : std::is_same_v<F, Fmt_q6_K> ? 32 : 0;
+  // High nibbles left in place (times 16, unsigned bytes: one AND instead of a shift and an
+  // AND per word), their dot products by qg_dp4a_us, the sum shifted back (exact: a
+  // multiple of 16): q4_0's elements 16..31 (wq[4..7], kHigh16); q4_K's odd chunks, all of
+  // wq (kOdd16: the chunk's sum is shifted by 4 (c8 & 1)).
+  static constexpr bool kHigh16 = kFast && std::is_same_v<F, Fmt_q4_0> && Mut != kMutCrossedLanes;
+  static constexpr bool kOdd16 = kFast && std::is_same_v<F, Fmt_q4_K>;
   QG_DEV static void permute_x(int (&xv)[8]) {
     int p[8];
 #pragma unroll
@@ -275,7 +281,8 @@ struct ChunkDecoder {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const uint32_t q = window_u32(w, e, a + 16);  // bytes 2 + 4e .. 5 + 4e (a + 16 <= 32: off is even)
-        const int lo = int(q & 0x0F0F0F0Fu), hi = int((q >> 4) & 0x0F0F0F0Fu);  // unsigned (kBias)
+        const int lo = int(q & 0x0F0F0F0Fu);  // unsigned (kBias)
+        const int hi = kHigh16 ? int(q & 0xF0F0F0F0u) : int((q >> 4) & 0x0F0F0F0Fu);
         wq[e] = Mut == kMutCrossedLanes ? hi : lo;  // planted: elements 0..15 read 16..31
         wq[e + 4] = Mut == kMutCrossedLanes ? lo : hi;
       }
@@ -313,8 +320,9 @@ struct ChunkDecoder {
       const uint4 q0 = *reinterpret_cast<const uint4*>(s + off + F::QS + 32 * (c8 >> 1));
       const uint4 q1 = *reinterpret_cast<const uint4*>(s + off + F::QS + 16 + 32 * (c8 >> 1));
       const uint32_t qw[8] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w};
+      const uint32_t nm = 0x0F0F0F0Fu << sh;  // kOdd16: the chunk's nibbles in place
 #pragma unroll
-      for (int e = 0; e < 8; ++e) wq[e] = int((qw[e] >> sh) & 0x0F0F0F0Fu);
+      for (int e = 0; e < 8; ++e) wq[e] = kOdd16 ? int(qw[e] & nm) : int((qw[e] >> sh) & 0x0F0F0F0Fu);
       if constexpr (F::HIGH) {  // element l's bit 4: bit c8 of qh[l]
         const uint4 h0 = *reinterpret_cast<const uint4*>(s + off + 16);
         const uint4 h1 = *reinterpret_cast<const uint4*>(s + off + 32);
@@ -494,10 +502,25 @@ __global__ void __launch_bounds__(kMatvecThreads, QG_MIN_BLOCKS(5))  // sm_90: <
 #pragma unroll
         for (int q = 0; q < SPC; ++q) {
           int isum = -D::kBias * qs[q], ineg = 0;
+          if constexpr (D::kHigh16) {  // wq[4..7]: 16 times the nibbles
+            int ihi = 0;
 #pragma unroll
-          for (int e = q * L / 4; e < (q + 1) * L / 4; ++e) {
-            isum = qg_dp4a(wq[e], xv[e], isum);
-            if constexpr (D::kSplit) ineg = qg_dp4a(wn[e], xv[e], ineg);
+            for (int e = 0; e < 4; ++e) {
+              isum = qg_dp4a(wq[e], xv[e], isum);
+              ihi = qg_dp4a_us(uint32_t(wq[e + 4]), xv[e + 4], ihi);
+            }
+            isum += ihi >> 4;
+          } else if constexpr (D::kOdd16) {  // odd chunks: 16 times the nibbles
+            int i16 = 0;
+#pragma unroll
+            for (int e = 0; e < 8; ++e) i16 = qg_dp4a_us(uint32_t(wq[e]), xv[e], i16);
+            isum = i16 >> (4 * (c8 & 1));
+          } else {
+#pragma unroll
+            for (int e = q * L / 4; e < (q + 1) * L / 4; ++e) {
+              isum = qg_dp4a(wq[e], xv[e], isum);
+              if constexpr (D::kSplit) ineg = qg_dp4a(wn[e], xv[e], ineg);
+            }
           }
           isum -= ineg;
           if constexpr (F::MIN) inner += ds[q] * float(isum) - ms[q] * float(qs[q]);

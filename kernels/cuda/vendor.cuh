@@ -114,12 +114,17 @@ using qg_bf16 = __nv_bfloat16;
 // QG_UNROLL_REGS: a loop unrolled where the register file allows it: on CUDA; one iteration
 // at a time on HIP (the GEMM's chunk loop unrolled needs > 256 VGPRs there, its tile
 // products being the portable shuffle form).
+// QG_UNROLL_REGS_BY(n): the same with at most n iterations unrolled on CUDA (n an integral
+// constant expression: a name in scope).
+#define QG_PRAGMA(x) _Pragma(#x)
 #if defined(QGATE_HIP) || defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)
 #define QG_MIN_BLOCKS(n) 1
 #define QG_UNROLL_REGS _Pragma("unroll 1")
+#define QG_UNROLL_REGS_BY(n) _Pragma("unroll 1")
 #else
 #define QG_MIN_BLOCKS(n) n
 #define QG_UNROLL_REGS _Pragma("unroll")
+#define QG_UNROLL_REGS_BY(n) QG_PRAGMA(unroll n)
 #endif
 
 #if defined(QGATE_HIP) || defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)
@@ -241,6 +246,17 @@ __device__ __forceinline__ int qg_dp4a(int a, int b, int c) {
   return s;
 #endif
 }
+// The same with the bytes of a unsigned (0..255) and those of b signed.
+__device__ __forceinline__ int qg_dp4a_us(unsigned a, int b, int c) {
+#if QG_AMD_DOT == 8
+  return __builtin_amdgcn_sudot4(false, int(a), true, b, c, false);
+#else
+  int s = c;
+#pragma unroll
+  for (int l = 0; l < 32; l += 8) s += int((a >> l) & 0xFFu) * int(static_cast<signed char>(b >> l));
+  return s;
+#endif
+}
 // double -> float rounded toward zero (the first step of a round-to-odd conversion).
 // Not __double2float_rz: ROCm 5.2 defines it as (float)x, i.e. round to NEAREST, which
 // would break the round-to-odd f16/bf16 dequant. Round to nearest, then step one ulp
@@ -312,6 +328,12 @@ __device__ __forceinline__ void qg_async_copy16_at(qg_sref smem, const void* gme
 // sum of the four signed byte products of a and b, plus c (exact integer arithmetic).
 __device__ __forceinline__ int qg_dp4a(int a, int b, int c) {
   return __dp4a(a, b, c);
+}
+// The same with the bytes of a unsigned (0..255) and those of b signed (dp4a.u32.s32).
+__device__ __forceinline__ int qg_dp4a_us(unsigned a, int b, int c) {
+  int d;
+  asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
 }
 // double -> float rounded toward zero (the first step of a round-to-odd conversion).
 __device__ __forceinline__ float qg_double_to_float_rz(double v) { return __double2float_rz(v); }
