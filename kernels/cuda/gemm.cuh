@@ -402,9 +402,10 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
     // memory): one thread per chunk and row, so every thread's loads are in flight at once
     // (the pair form was 9 % slower), each writing its half of the slots ----
     constexpr int RPT = W::kRaw ? 2 : 1;  // rows per decode task
+    constexpr int TPC = 16 / RPT;         // tasks per tile and chunk: g, then (RPT 1) h0
     for (int pi = tid; pi < kGemmBN / RPT * S; pi += kGemmThreads) {
       const int g = pi % 8, h0 = RPT == 2 ? 0 : (pi / 8) % 2;
-      const int j = (pi / (8 * (3 - RPT))) % S, rt = pi / (8 * (3 - RPT) * S);
+      const int j = (pi / TPC) % S, rt = pi / (TPC * S);
       int q[RPT][8];
       float ds[RPT][SPC], ms[RPT][SPC];
 #pragma unroll
