@@ -8,15 +8,17 @@
 // in stages of kGemmStage 32-element chunks (windows aligned to multiples of kGemmStage),
 // each in three steps:
 //   copy   the stage's bytes, global -> shared, without a register round trip
-//          (qg_async_copy16: cp.async on sm_80+), GemmGeom::STAGES - 1 stages ahead of
-//          the use, so the loads' latency is hidden behind the tile products of the
-//          stages before: per activation row the stage's 160 contiguous bytes of the
-//          repacked activations (gemm_pack_acts: codes in the tile's order, then each
-//          chunk's f32 scale and exact code sum); per weight row the raw blocks covering
-//          the stage from the row's position rounded down to 16 (so a block sits in
-//          shared memory at its global alignment);
+//          (qg_async_copy16: cp.async on sm_80+), GemmGeom::STAGES - 1 steps ahead of
+//          their use, so the loads' latency is hidden behind the work of the steps
+//          before: per activation row the stage's 160 contiguous bytes of the repacked
+//          activations (gemm_pack_acts: codes in the tile's order, then each chunk's f32
+//          scale and exact code sum); per weight row the raw blocks covering the stage
+//          from the row's position rounded down to 16 (so a block sits in shared memory
+//          at its global alignment);
 //   decode the weight chunks, from shared memory, to int8 codes with their sub-block
-//          scale and offset (exact f32) in the fragment-friendly layout below; one barrier;
+//          scale and offset (exact f32) in the fragment-friendly layout below, one step
+//          before the stage's products, into the other of two decoded tiles: one barrier
+//          a step, and the threads without a decode task go on to the products;
 //   use    per chunk and sub-block an exact int32 tile product (m16n8k32, or two m16n8k16
 //          for 16-element sub-blocks), then per output in f32
 //            inner = sum_s (dsub_s * isum_s - msub_s * qsum_s);  acc += dx * inner
@@ -175,15 +177,17 @@ __global__ void gemm_pack_acts(const uint8_t* __restrict__ xq, uint8_t* __restri
   reinterpret_cast<float2*>(dst + 32 * S)[c % S] = make_float2(d, sum);
 }
 
-// Shared memory of one GEMM instance (bytes). Per stage (STAGES of them, a ring):
+// Shared memory of one GEMM instance (bytes). STAGES slots of a ring, slot x % STAGES
+// holding copy group x (see the kernel):
 //   activations [kGemmBM][XS] ints: a group of the repacked activations per row (XS % 32
 //     == 8: the 8-byte fragment reads of 8 rows x 4 lanes are free of bank conflicts);
 //   weights [kGemmBN][WROW] bytes: the NB blocks covering the stage, from the row's
 //     position rounded down to 16.
-// Then the decoded weight tile (codes as gemm_wslot lays them out, scales, offsets) and
-// each thread's activation source offsets. Three stages where two blocks still fit an SM (<= 112 KiB
+// Then two decoded weight tiles (codes as gemm_wslot lays them out, scales, offsets: the
+// one being used and the one being decoded) and, for the expert-grouped MoE, each thread's
+// activation source offsets. Three slots where two blocks still fit an SM (<= 112 KiB
 // each), else two; one on the AMD targets (static LDS <= 64 KiB: copy, barrier, use).
-template <class W>
+template <class W, bool Moe>
 struct GemmGeom {
   static constexpr int S = kGemmStage, SPC = W::SPC;
   static_assert(S % W::CPB == 0 || W::CPB % S == 0, "a stage is whole blocks or part of one");
@@ -194,7 +198,7 @@ struct GemmGeom {
   static constexpr int NB = W::kRaw ? (S >= W::CPB ? S / W::CPB : 1) : 0;  // blocks of a row per stage
   static constexpr int WV = W::kRaw ? (NB * W::BYTES + 30) / 16 : 0;      // 16-byte pieces, start misaligned <= 15
   static constexpr int WROW = 16 * WV;
-  static constexpr int RAW = XBYTES + kGemmBN * WROW;  // one stage
+  static constexpr int RAW = XBYTES + kGemmBN * WROW;  // one slot
   // decoded tile: codes (32 bytes a row and chunk); per tile, chunk and g the float4
   // {dsub_0, dsub_0', -dsub_0 * 1.5 * 2^23, -dsub_0' * 1.5 * 2^23} of rows g and g + 8 ('),
   // the float2 {dsub_1, dsub_1'} (two sub-blocks per chunk), the float2 {msub, msub'}
@@ -205,9 +209,9 @@ struct GemmGeom {
   static constexpr int WCOPY = (kGemmBN * WV + kGemmThreads - 1) / kGemmThreads;  // weight pieces per thread (at most)
   static constexpr int XCOPY = kGemmBM * XV / kGemmThreads;  // activation pieces per thread and stage
   static_assert(kGemmBM * XV % kGemmThreads == 0, "whole activation pieces per thread");
-  static constexpr int XOFF = XCOPY * kGemmThreads * 4;
-  static constexpr int STAGES = !QG_DYN_SMEM ? 1 : 3 * RAW + TILE + XOFF <= 112 * 1024 ? 3 : 2;
-  static constexpr int SMEM = STAGES * RAW + TILE + XOFF;
+  static constexpr int XOFF = Moe ? XCOPY * kGemmThreads * 4 : 0;
+  static constexpr int STAGES = !QG_DYN_SMEM ? 1 : 3 * RAW + 2 * TILE + XOFF <= 112 * 1024 ? 3 : 2;
+  static constexpr int SMEM = STAGES * RAW + 2 * TILE + XOFF;
   static_assert(RAW % 16 == 0 && TILE % 16 == 0, "layout");
 };
 
@@ -215,7 +219,7 @@ struct GemmGeom {
 // and spills).
 template <class W, int Act, int Mut, bool Moe = false>
 __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p) {
-  using G = GemmGeom<W>;
+  using G = GemmGeom<W, Moe>;
   constexpr int SPC = W::SPC;
   constexpr bool MIN = W::MIN;
   constexpr int S = kGemmStage;
@@ -229,11 +233,8 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
 #else
   __shared__ __align__(16) uint8_t gsm[G::SMEM];
 #endif
-  int4* wq = reinterpret_cast<int4*>(gsm + G::STAGES * G::RAW);
-  float* wsc = reinterpret_cast<float*>(gsm + G::STAGES * G::RAW + G::CODES);  // float4 [tile][S][8]
-  float* wd1 = wsc + S * kGemmBN * 2;                                          // float2 [tile][S][8], SPC 2
-  float* wm = wd1 + (SPC == 2 ? S * kGemmBN : 0);                              // float2 [tile][S][8], MIN
-  uint32_t* xsrc = reinterpret_cast<uint32_t*>(gsm + G::STAGES * G::RAW + G::TILE);   // [XCOPY][kGemmThreads]
+  uint8_t* const tiles = gsm + G::STAGES * G::RAW;  // decoded tile b at tiles + b * TILE
+  uint32_t* xsrc = reinterpret_cast<uint32_t*>(tiles + 2 * G::TILE);  // [XCOPY][kGemmThreads] (Moe)
   using Tile = int[XS];
 
   const int tid = threadIdx.x;
@@ -264,60 +265,71 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
   const int nrows = int(a.n - n0 < kGemmBN ? a.n - n0 : kGemmBN);
   const bool wlast = n0 + kGemmBN >= a.n;  // the block holds the tensor's last row
 
-  // Rows past M hold zeros in every stage (never copied). The other activation rows and the
-  // decoded tile's scales start as NaN: shared memory keeps what the SM's previous block
+  // Rows past M hold zeros in every slot (never copied). The other activation rows and the
+  // decoded tiles' scales start as NaN: shared memory keeps what the SM's previous block
   // left (often the same weights), so a read before this block's copy landed or its decode
   // wrote (a missing wait or barrier) shows as NaN outputs instead of plausible stale values.
   const int64_t groups = (chunks + S - 1) / S;
-  for (int i = tid; i < (G::TILE - G::CODES) / 4; i += kGemmThreads) wsc[i] = __int_as_float(0x7FC00000);
+  for (int i = tid; i < 2 * (G::TILE - G::CODES) / 4; i += kGemmThreads)
+    reinterpret_cast<float*>(tiles + (i / ((G::TILE - G::CODES) / 4)) * G::TILE + G::CODES)[i % ((G::TILE - G::CODES) / 4)] =
+        __int_as_float(0x7FC00000);
   for (int i = tid; i < G::STAGES * kGemmBM * XS; i += kGemmThreads)
     reinterpret_cast<int*>(gsm + (i / (kGemmBM * XS)) * G::RAW)[i % (kGemmBM * XS)] =
         m0 + (i / XS) % kGemmBM >= rows ? 0 : 0x7FC00000;
-  // This thread's pieces of every stage: activation piece v = tid + T u (tile row v / XV,
-  // 16 bytes at 16 (v % XV)) is at xsrc[u][tid] 16-byte units into a group of the repacked
-  // activations (~0u: a row past M; in shared memory, to keep the registers; 32 bits:
-  // launch.cpp refuses shapes past gemm_xpack_fits); weight piece
-  // v = tid + T u: row v / WV, piece v % WV of the row's window.
-#pragma unroll
-  for (int u = 0; u < G::XCOPY; ++u) {
+  // This thread's activation pieces: piece v = tid + T u (tile row i = v / XV, 16 bytes at
+  // 16 (v % XV)) is 16-byte unit row(i) * groups * XV + v % XV of the repacked activations
+  // (~0u: a row past M; 32 bits: launch.cpp refuses shapes past gemm_xpack_fits). The
+  // MoE's rows come from the expert's list: their offsets are kept in shared memory (to
+  // keep the registers); the dense GEMM computes them at each copy.
+  auto xsrc_of = [&](int u) -> uint32_t {
     const int v = tid + kGemmThreads * u, i = v / G::XV;
-    uint32_t o = ~0u;
-    if (m0 + i < rows) o = uint32_t((moe ? list[m0 + i] / a.top_k : m0 + i) * groups * (S * 40 / 16) + v % G::XV);
-    xsrc[u * kGemmThreads + tid] = o;
+    if (m0 + i >= rows) return ~0u;
+    return uint32_t((moe ? list[m0 + i] / a.top_k : m0 + i) * groups * G::XV + v % G::XV);
+  };
+  if constexpr (moe) {
+#pragma unroll
+    for (int u = 0; u < G::XCOPY; ++u) xsrc[u * kGemmThreads + tid] = xsrc_of(u);
   }
   __syncthreads();
 
-  // Stage st: the window of chunks [w0, w0 + S), w0 = (cbeg rounded down to S) + S st: its
-  // activation group (zero past k/32) and weight blocks inside the row are copied, its
-  // chunks in [cbeg, cend) used.
+  // Stage s: the window of chunks [w0, w0 + S), w0 = (cbeg rounded down to S) + S s, whose
+  // chunks in [cbeg, cend) are used. Its weights are decoded one step before its products
+  // (into the other decoded tile), so copy group x = {the weight blocks of stage x inside
+  // the row, the activation group of stage x - 1 (zero past k/32)} is consumed in one step
+  // (step x - 1) and its slot is free at the barrier that starts step x. Step st:
+  //   wait for group st + 1, barrier, copy group st + STAGES into the freed slot,
+  //   decode stage st + 1 (tile (st + 1) % 2), products of stage st (tile st % 2).
+  // One barrier a step; the threads that have no decode task go on to the products.
   const int64_t wbase = cbeg / S * S;
   const int nst = int((cend - wbase + S - 1) / S);
   // Without asynchronous copies (the AMD targets: QG_DYN_SMEM 0, qg_async_copy16 a plain
-  // copy) a stage's loads are all issued before the first store, so they overlap.
+  // copy) a group's loads are all issued before the first store, so they overlap.
   constexpr bool kAsync = QG_DYN_SMEM != 0;
   constexpr int HOLD = kAsync ? 1 : G::XCOPY + G::WCOPY;
-  auto issue = [&](int st) {
-    const int64_t w0 = wbase + int64_t(st) * S;
-    uint8_t* xr = gsm + (st % G::STAGES) * G::RAW;
-    const uint8_t* xg = a.xpack + (w0 / S) * (S * 40);
+  auto issue = [&](int x) {
+    uint8_t* xr = gsm + (x % G::STAGES) * G::RAW;
     uint4 hold[HOLD];
     uint8_t* hdst[HOLD];
 #pragma unroll
     for (int h = 0; h < HOLD; ++h) hdst[h] = nullptr;
+    if (x >= 1) {  // activations of stage x - 1
+      const uint8_t* xg = a.xpack + (wbase / S + x - 1) * (S * 40);
 #pragma unroll
-    for (int u = 0; u < G::XCOPY; ++u) {
-      const uint32_t o = xsrc[u * kGemmThreads + tid];
-      if (o == ~0u) continue;
-      uint8_t* dst = xr + 16 * (tid + kGemmThreads * u);
-      const uint8_t* src = xg + uint64_t(o) * 16;
-      if constexpr (kAsync) {
-        qg_async_copy16(dst, src);
-      } else {
-        hold[u] = *reinterpret_cast<const uint4*>(src);
-        hdst[u] = dst;
+      for (int u = 0; u < G::XCOPY; ++u) {
+        const uint32_t o = moe ? xsrc[u * kGemmThreads + tid] : xsrc_of(u);
+        if (o == ~0u) continue;
+        uint8_t* dst = xr + 16 * (tid + kGemmThreads * u);
+        const uint8_t* src = xg + uint64_t(o) * 16;
+        if constexpr (kAsync) {
+          qg_async_copy16(dst, src);
+        } else {
+          hold[u] = *reinterpret_cast<const uint4*>(src);
+          hdst[u] = dst;
+        }
       }
     }
-    if constexpr (W::kRaw) {  // weights: the blocks of the window inside the row, in 16-byte pieces
+    if (W::kRaw && x < nst) {  // weights of stage x: the blocks of the window inside the row, in 16-byte pieces
+      const int64_t w0 = wbase + int64_t(x) * S;
       const int have = int(chunks - w0 < S ? chunks - w0 : S);
       const int len = (W::CPB == 1 ? have : 1) * W::BYTES;
       const uint8_t* const sb = wblk + w0 / W::CPB * W::BYTES;  // the window in the block's first row
@@ -359,48 +371,21 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
     }
   };
 
-
-  float acc[2][4][4];
-#pragma unroll
-  for (int i = 0; i < 2; ++i)
-#pragma unroll
-    for (int j = 0; j < 4; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
-  const int seed[4] = {kGemmSeed, kGemmSeed, kGemmSeed, kGemmSeed};
-
-#pragma unroll 1
-  for (int st = 0; st < G::STAGES - 1; ++st) {
-    if (st < nst) issue(st);
-    qg_async_commit();  // one group per stage, empty ones included, so the count below holds
-  }
-#pragma unroll 1
-  for (int st = 0; st < nst; ++st) {
-    if constexpr (G::STAGES == 1) {
-      if (st > 0) __syncthreads();  // everyone done with the one stage
-      issue(st);
-      qg_async_commit();
-    }
-    // planted (kGemmMutMissingSync): no synchronisation between a stage's copies, its decode
-    // and its use -- neither this wait nor the two barriers below
-    if constexpr (Mut != kGemmMutMissingSync) {
-      qg_async_wait<G::STAGES >= 2 ? G::STAGES - 2 : 0>();  // this thread's copies of stage st are in
-      __syncthreads();  // everyone's are; everyone is done with stage st - 1 (its ring slot, the tile)
-    }
-    if constexpr (G::STAGES >= 2) {
-      if (st + G::STAGES - 1 < nst) issue(st + G::STAGES - 1);  // into stage st - 1's slot
-      qg_async_commit();
-    }
-    const int64_t w0 = wbase + int64_t(st) * S;
+  // ---- decode of stage s: the weights' chunks of the window to int8 codes (rows past N,
+  // chunks outside the split: zeros) into tile s % 2. Weights staged raw: one thread per
+  // chunk and row pair (g, g + 8) of a tile, whose fragment slots it writes whole (16-byte
+  // stores; half the threads work here, yet one thread per row writing 4-byte halves
+  // measured 3-17 % slower on the H200); GPTQ (read from global memory): one thread per
+  // chunk and row, so every thread's loads are in flight at once (the pair form was 9 %
+  // slower), each writing its half of the slots ----
+  auto decode = [&](int s) {
+    const int64_t w0 = wbase + int64_t(s) * S;
     const int jlo = int(cbeg > w0 ? cbeg - w0 : 0), jhi = int(cend - w0 < S ? cend - w0 : S);
-    const uint8_t* xr = gsm + (st % G::STAGES) * G::RAW;
-    // ---- decode: the weights' chunks of the window to int8 codes (rows past N, chunks
-    // outside the split: zeros). Weights staged raw: one thread per chunk and row pair
-    // (g, g + 8) of a tile, whose fragment slots it writes whole (16-byte stores; half the
-    // threads work here and the rest wait at the barrier below, yet one thread per row
-    // writing 4-byte halves measured 3-17 % slower on the H200); GPTQ (read from global
-    // memory): one thread per chunk and row, so every thread's loads are in flight at once
-    // (the pair form was 9 % slower), each writing its half of the slots ----
+    const uint8_t* xr = gsm + (s % G::STAGES) * G::RAW;
+    int4* wq = reinterpret_cast<int4*>(tiles + (s & 1) * G::TILE);
+    float* wsc = reinterpret_cast<float*>(tiles + (s & 1) * G::TILE + G::CODES);  // float4 [tile][S][8]
+    float* wd1 = wsc + S * kGemmBN * 2;                                          // float2 [tile][S][8], SPC 2
+    float* wm = wd1 + (SPC == 2 ? S * kGemmBN : 0);                              // float2 [tile][S][8], MIN
     constexpr int RPT = W::kRaw ? 2 : 1;  // rows per decode task
     constexpr int TPC = 16 / RPT;         // tasks per tile and chunk: g, then (RPT 1) h0
     for (int pi = tid; pi < kGemmBN / RPT * S; pi += kGemmThreads) {
@@ -447,11 +432,29 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
         if constexpr (MIN) wm[2 * si + h0] = ms[0][0];
       }
     }
-    if constexpr (Mut != kGemmMutMissingSync) __syncthreads();  // every group's decode done before the use
-    // ---- use: the chunks of the window inside the split. This group: weight rows
-    // gn .. gn + 31 (tiles at, the A operand), activation rows gm .. gm + 31 (8-row tiles bt,
-    // the B operand); output e of a product: weight row g + 8 (e >> 1), activation row
-    // 2t + (e & 1) of its tiles ----
+  };
+
+  float acc[2][4][4];
+#pragma unroll
+  for (int i = 0; i < 2; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+  const int seed[4] = {kGemmSeed, kGemmSeed, kGemmSeed, kGemmSeed};
+
+  // ---- products of stage s: the chunks of the window inside the split (tile s % 2, the
+  // activations in slot (s + 1) % STAGES). This group: weight rows gn .. gn + 31 (tiles at,
+  // the A operand), activation rows gm .. gm + 31 (8-row tiles bt, the B operand); output e
+  // of a product: weight row g + 8 (e >> 1), activation row 2t + (e & 1) of its tiles ----
+  auto use = [&](int s) {
+    const int64_t w0 = wbase + int64_t(s) * S;
+    const int jlo = int(cbeg > w0 ? cbeg - w0 : 0), jhi = int(cend - w0 < S ? cend - w0 : S);
+    const uint8_t* xr = gsm + ((s + 1) % G::STAGES) * G::RAW;
+    const int4* wq = reinterpret_cast<const int4*>(tiles + (s & 1) * G::TILE);
+    const float* wsc = reinterpret_cast<const float*>(tiles + (s & 1) * G::TILE + G::CODES);
+    const float* wd1 = wsc + S * kGemmBN * 2;
+    const float* wm = wd1 + (SPC == 2 ? S * kGemmBN : 0);
     // (q5_K two chunks at a time: fully unrolled it needs 24 bytes of spill on sm_90)
     constexpr int kUnroll = std::is_same_v<W, BlockWeights<Fmt_q5_K>> ? 2 : S;
     QG_UNROLL_REGS_BY(kUnroll)
@@ -511,6 +514,32 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
           }
         }
     }
+  };
+
+  // planted (kGemmMutMissingSync): no synchronisation between a group's copies, its decode
+  // and the products -- none of the waits and barriers below
+  constexpr bool kSync = Mut != kGemmMutMissingSync;
+#pragma unroll 1
+  for (int x = 0; x < G::STAGES - 1; ++x) {
+    if (x <= nst) issue(x);
+    qg_async_commit();  // one group per copy group, empty ones included, so the count below holds
+  }
+  // step -1 only copies and decodes (stage 0); step nst - 1 only copies and multiplies
+#pragma unroll 1
+  for (int st = -1; st < nst; ++st) {
+    if constexpr (kSync) {
+      qg_async_wait<G::STAGES >= 2 ? G::STAGES - 2 : 0>();  // this thread's copies of group st + 1 are in
+      __syncthreads();  // everyone's are; stage st is decoded; step st - 1 (its products, its slot) is done
+    }
+    if constexpr (G::STAGES == 1) {  // the one slot: group st + 1 copied now, then a second barrier
+      issue(st + 1);
+      if constexpr (kSync) __syncthreads();
+    } else {
+      if (st + G::STAGES <= nst) issue(st + G::STAGES);  // into group st's slot
+      qg_async_commit();
+    }
+    if (st + 1 < nst) decode(st + 1);
+    if (st >= 0) use(st);
   }
   qg_async_wait<0>();  // no copy outlives the block (the ring's last, empty groups)
 
@@ -552,7 +581,7 @@ inline void gemm_pack(const GemmArgs& a, int act, gpuStream_t s) {
 // after the opt-in; a failed opt-in surfaces as the launch's error).
 template <class W, int Act, int Mut, bool Moe>
 void gemm_launch_kernel(const dim3& grid, const GemmArgs& a, gpuStream_t s) {
-  using G = GemmGeom<W>;
+  using G = GemmGeom<W, Moe>;
 #if QG_DYN_SMEM
   (void)gpuFuncSetAttribute(reinterpret_cast<const void*>(&gemm_kernel<W, Act, Mut, Moe>),
                             gpuFuncAttributeMaxDynamicSharedMemorySize, G::SMEM);
