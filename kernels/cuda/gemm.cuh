@@ -186,7 +186,8 @@ __global__ void gemm_pack_acts(const uint8_t* __restrict__ xq, uint8_t* __restri
 // Then two decoded weight tiles (codes as gemm_wslot lays them out, scales, offsets: the
 // one being used and the one being decoded) and, for the expert-grouped MoE, each thread's
 // activation source offsets. Three slots where two blocks still fit an SM (<= 112 KiB
-// each), else two; one on the AMD targets (static LDS <= 64 KiB: copy, barrier, use).
+// each), else two; one on the AMD targets (static LDS <= 64 KiB: a step is barrier,
+// copy, barrier, decode and products).
 template <class W, bool Moe>
 struct GemmGeom {
   static constexpr int S = kGemmStage, SPC = W::SPC;
@@ -328,39 +329,41 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
         }
       }
     }
-    if (W::kRaw && x < nst) {  // weights of stage x: the blocks of the window inside the row, in 16-byte pieces
-      const int64_t w0 = wbase + int64_t(x) * S;
-      const int have = int(chunks - w0 < S ? chunks - w0 : S);
-      const int len = (W::CPB == 1 ? have : 1) * W::BYTES;
-      const uint8_t* const sb = wblk + w0 / W::CPB * W::BYTES;  // the window in the block's first row
-      uint8_t* wr = xr + G::XBYTES;
+    if constexpr (W::kRaw) {  // weights of stage x: the blocks of the window inside the row, in 16-byte pieces
+      if (x < nst) {
+        const int64_t w0 = wbase + int64_t(x) * S;
+        const int have = int(chunks - w0 < S ? chunks - w0 : S);
+        const int len = (W::CPB == 1 ? have : 1) * W::BYTES;
+        const uint8_t* const sb = wblk + w0 / W::CPB * W::BYTES;  // the window in the block's first row
+        uint8_t* wr = xr + G::XBYTES;
 #pragma unroll
-      for (int u = 0; u < G::WCOPY; ++u) {
-        const int v = tid + kGemmThreads * u, r = v / G::WV, q = v % G::WV;
-        if (v >= kGemmBN * G::WV || r >= nrows) continue;
-        const uint8_t* g0 = sb + r * wrow;
-        const int at = 16 * q - int(reinterpret_cast<uintptr_t>(g0) & 15);  // the piece's start in the window
-        if (at >= len) continue;
-        const uint8_t* src = g0 + at;
-        uint8_t* dst = wr + r * G::WROW + 16 * q;
-        uint4 piece;
-        if (!wlast || src + 16 <= wend) {
-          if constexpr (kAsync) {
-            qg_async_copy16(dst, src);
-            continue;
+        for (int u = 0; u < G::WCOPY; ++u) {
+          const int v = tid + kGemmThreads * u, r = v / G::WV, q = v % G::WV;
+          if (v >= kGemmBN * G::WV || r >= nrows) continue;
+          const uint8_t* g0 = sb + r * wrow;
+          const int at = 16 * q - int(reinterpret_cast<uintptr_t>(g0) & 15);  // the piece's start in the window
+          if (at >= len) continue;
+          const uint8_t* src = g0 + at;
+          uint8_t* dst = wr + r * G::WROW + 16 * q;
+          uint4 piece;
+          if (!wlast || src + 16 <= wend) {
+            if constexpr (kAsync) {
+              qg_async_copy16(dst, src);
+              continue;
+            }
+            piece = *reinterpret_cast<const uint4*>(src);
+          } else {  // the tensor's last piece, cut at its end
+            uint32_t w4[4] = {0, 0, 0, 0};
+            for (int e = 0; e < 16; ++e)
+              if (src + e < wend) w4[e / 4] |= uint32_t(src[e]) << (8 * (e % 4));
+            piece = make_uint4(w4[0], w4[1], w4[2], w4[3]);
           }
-          piece = *reinterpret_cast<const uint4*>(src);
-        } else {  // the tensor's last piece, cut at its end
-          uint32_t w4[4] = {0, 0, 0, 0};
-          for (int e = 0; e < 16; ++e)
-            if (src + e < wend) w4[e / 4] |= uint32_t(src[e]) << (8 * (e % 4));
-          piece = make_uint4(w4[0], w4[1], w4[2], w4[3]);
-        }
-        if constexpr (kAsync) {
-          *reinterpret_cast<uint4*>(dst) = piece;
-        } else {
-          hold[G::XCOPY + u] = piece;
-          hdst[G::XCOPY + u] = dst;
+          if constexpr (kAsync) {
+            *reinterpret_cast<uint4*>(dst) = piece;
+          } else {
+            hold[G::XCOPY + u] = piece;
+            hdst[G::XCOPY + u] = dst;
+          }
         }
       }
     }
