@@ -7,21 +7,53 @@
 #   ci/cuda.sh --sanitize              there: the CUDA tests under compute-sanitizer memcheck,
 #                                      racecheck, initcheck and synccheck (SAN_TOOLS, SAN_FILTER)
 #   ci/cuda.sh --bench                 there: qgate bench --backend cuda (BENCH_ARGS)
+#   ci/cuda.sh --pack-qgate NAME BUILD_DIR
+#                                      here: a speed variant, only qgate (stripped) and its two
+#                                      libraries, into build-NAME-device/ (16 MiB)
+#   ci/cuda.sh --ab "NAME ..."         there: qgate bench --backend cuda (BENCH_ARGS) of each
+#                                      build-NAME-device/ in turn, AB_ROUNDS rounds (default 3),
+#                                      so variants meet the same machine state; one line per
+#                                      variant and round: each GEMM's TOPS, each mat-vec's % of
+#                                      the read stream
 # Logs go to $OUT (or ./device-out); each step prints its tail and rc. Exit 1 if any failed.
 # Without a CUDA device the tests report SKIPPED with the reason (and exit 0).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 d=${CUDA_DEVICE_DIR:-build-cuda-device}  # another folder (build-<name>-device) for parallel packs
+pack() {  # pack DIR BUILD_DIR TARGET...: stripped binaries and the libraries they load
+  local dir=$1 b=$2; shift 2
+  rm -rf "$dir" && mkdir -p "$dir/lib" || return 1
+  for t in "$@"; do strip -o "$dir/$(basename "$t")" "$b/$t" || return 1; done
+  for l in libvulkan.so.1 libpng16.so.16; do cp -L "/lib/x86_64-linux-gnu/$l" "$dir/lib/" || return 1; done
+  du -sh "$dir"
+}
 if [ "${1:-}" = "--pack" ]; then
-  b=${2:?usage: ci/cuda.sh --pack BUILD_DIR}
-  rm -rf "$d" && mkdir -p "$d/lib"
-  for t in properties/qgate_property_tests_cuda properties/qgate_mutant_tests_cuda \
-           kernels/qgate_quantize_act_tests_cuda kernels/qgate_mma_tests_cuda tools/qgate/qgate tools/qgate/qgate-mutants; do
-    strip -o "$d/$(basename "$t")" "$b/$t"
+  pack "$d" "${2:?usage: ci/cuda.sh --pack BUILD_DIR}" properties/qgate_property_tests_cuda \
+    properties/qgate_mutant_tests_cuda kernels/qgate_quantize_act_tests_cuda kernels/qgate_mma_tests_cuda \
+    tools/qgate/qgate tools/qgate/qgate-mutants
+  exit $?
+fi
+if [ "${1:-}" = "--pack-qgate" ]; then
+  pack "build-${2:?usage: ci/cuda.sh --pack-qgate NAME BUILD_DIR}-device" "${3:?usage: ci/cuda.sh --pack-qgate NAME BUILD_DIR}" \
+    tools/qgate/qgate
+  exit $?
+fi
+if [ "${1:-}" = "--ab" ]; then
+  names=${2:?usage: ci/cuda.sh --ab \"NAME ...\"}
+  out="${OUT:-device-out}"
+  mkdir -p "$out"
+  status=0
+  for r in $(seq "${AB_ROUNDS:-3}"); do
+    for v in $names; do
+      vd=build-$v-device
+      LD_LIBRARY_PATH="$PWD/$vd/lib" "$vd/qgate" bench --backend cuda ${BENCH_ARGS:-} > "$out/ab.$v.$r.txt" 2>&1
+      rc=$?
+      [ $rc -eq 0 ] || status=1
+      # the table rows: | format | M | shape | kernel | ms | TOPS | ... and | format | shape | kernel | MB | us | GB/s | % |
+      echo "$v round $r (rc=$rc): $(awk -F'|' '$5 ~ /gemm_/ {printf "%s M=%s %s |", $2, $3, $7} $4 ~ /matmul_/ {printf "%s %s |", $2, $8}' "$out/ab.$v.$r.txt" | tr -s ' ')"
+    done
   done
-  for l in libvulkan.so.1 libpng16.so.16; do cp -L "/lib/x86_64-linux-gnu/$l" "$d/lib/"; done
-  du -sh "$d"
-  exit 0
+  exit $status
 fi
 out="${OUT:-device-out}"
 mkdir -p "$out"
