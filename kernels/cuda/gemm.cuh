@@ -235,6 +235,20 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
   __shared__ __align__(16) uint8_t gsm[G::SMEM];
 #endif
   uint8_t* const tiles = gsm + G::STAGES * G::RAW;  // decoded tile b at tiles + b * TILE
+  // decoded tile b: codes (gemm_wslot), then float4 wsc, float2 wd1 (SPC 2), float2 wm (MIN),
+  // each [tile][S][8]
+  struct Decoded {
+    int4* wq;
+    float *wsc, *wd1, *wm;
+  };
+  auto decoded = [&](int b) {
+    Decoded d;
+    d.wq = reinterpret_cast<int4*>(tiles + b * G::TILE);
+    d.wsc = reinterpret_cast<float*>(tiles + b * G::TILE + G::CODES);
+    d.wd1 = d.wsc + S * kGemmBN * 2;
+    d.wm = d.wd1 + (SPC == 2 ? S * kGemmBN : 0);
+    return d;
+  };
   uint32_t* xsrc = reinterpret_cast<uint32_t*>(tiles + 2 * G::TILE);  // [XCOPY][kGemmThreads] (Moe)
   using Tile = int[XS];
 
@@ -271,9 +285,8 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
   // left (often the same weights), so a read before this block's copy landed or its decode
   // wrote (a missing wait or barrier) shows as NaN outputs instead of plausible stale values.
   const int64_t groups = (chunks + S - 1) / S;
-  for (int i = tid; i < 2 * (G::TILE - G::CODES) / 4; i += kGemmThreads)
-    reinterpret_cast<float*>(tiles + (i / ((G::TILE - G::CODES) / 4)) * G::TILE + G::CODES)[i % ((G::TILE - G::CODES) / 4)] =
-        __int_as_float(0x7FC00000);
+  constexpr int kScales = (G::TILE - G::CODES) / 4;  // floats after a decoded tile's codes
+  for (int i = tid; i < 2 * kScales; i += kGemmThreads) decoded(i / kScales).wsc[i % kScales] = __int_as_float(0x7FC00000);
   for (int i = tid; i < G::STAGES * kGemmBM * XS; i += kGemmThreads)
     reinterpret_cast<int*>(gsm + (i / (kGemmBM * XS)) * G::RAW)[i % (kGemmBM * XS)] =
         m0 + (i / XS) % kGemmBM >= rows ? 0 : 0x7FC00000;
@@ -303,6 +316,13 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
   // One barrier a step; the threads that have no decode task go on to the products.
   const int64_t wbase = cbeg / S * S;
   const int nst = int((cend - wbase + S - 1) / S);
+  // stage s's window start w0 and its chunks [jlo, jhi) inside the split
+  auto window = [&](int s, int& jlo, int& jhi) {
+    const int64_t w0 = wbase + int64_t(s) * S;
+    jlo = int(cbeg > w0 ? cbeg - w0 : 0);
+    jhi = int(cend - w0 < S ? cend - w0 : S);
+    return w0;
+  };
   // Without asynchronous copies (the AMD targets: QG_DYN_SMEM 0, qg_async_copy16 a plain
   // copy) a group's loads are all issued before the first store, so they overlap.
   constexpr bool kAsync = QG_DYN_SMEM != 0;
@@ -382,13 +402,12 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
   // chunk and row, so every thread's loads are in flight at once (the pair form was 9 %
   // slower), each writing its half of the slots ----
   auto decode = [&](int s) {
-    const int64_t w0 = wbase + int64_t(s) * S;
-    const int jlo = int(cbeg > w0 ? cbeg - w0 : 0), jhi = int(cend - w0 < S ? cend - w0 : S);
+    int jlo, jhi;
+    const int64_t w0 = window(s, jlo, jhi);
     const uint8_t* xr = gsm + (s % G::STAGES) * G::RAW;
-    int4* wq = reinterpret_cast<int4*>(tiles + (s & 1) * G::TILE);
-    float* wsc = reinterpret_cast<float*>(tiles + (s & 1) * G::TILE + G::CODES);  // float4 [tile][S][8]
-    float* wd1 = wsc + S * kGemmBN * 2;                                          // float2 [tile][S][8], SPC 2
-    float* wm = wd1 + (SPC == 2 ? S * kGemmBN : 0);                              // float2 [tile][S][8], MIN
+    const Decoded dt = decoded(s & 1);
+    int4* const wq = dt.wq;
+    float *const wsc = dt.wsc, *const wd1 = dt.wd1, *const wm = dt.wm;
     constexpr int RPT = W::kRaw ? 2 : 1;  // rows per decode task
     constexpr int TPC = 16 / RPT;         // tasks per tile and chunk: g, then (RPT 1) h0
     for (int pi = tid; pi < kGemmBN / RPT * S; pi += kGemmThreads) {
@@ -451,13 +470,12 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
   // the A operand), activation rows gm .. gm + 31 (8-row tiles bt, the B operand); output e
   // of a product: weight row g + 8 (e >> 1), activation row 2t + (e & 1) of its tiles ----
   auto use = [&](int s) {
-    const int64_t w0 = wbase + int64_t(s) * S;
-    const int jlo = int(cbeg > w0 ? cbeg - w0 : 0), jhi = int(cend - w0 < S ? cend - w0 : S);
+    int jlo, jhi;
+    window(s, jlo, jhi);
     const uint8_t* xr = gsm + ((s + 1) % G::STAGES) * G::RAW;
-    const int4* wq = reinterpret_cast<const int4*>(tiles + (s & 1) * G::TILE);
-    const float* wsc = reinterpret_cast<const float*>(tiles + (s & 1) * G::TILE + G::CODES);
-    const float* wd1 = wsc + S * kGemmBN * 2;
-    const float* wm = wd1 + (SPC == 2 ? S * kGemmBN : 0);
+    const Decoded dt = decoded(s & 1);
+    const int4* const wq = dt.wq;
+    const float *const wsc = dt.wsc, *const wd1 = dt.wd1, *const wm = dt.wm;
     // (q5_K two chunks at a time: fully unrolled it needs 24 bytes of spill on sm_90)
     constexpr int kUnroll = std::is_same_v<W, BlockWeights<Fmt_q5_K>> ? 2 : S;
     QG_UNROLL_REGS_BY(kUnroll)
