@@ -13,11 +13,12 @@ namespace qgate {
 
 class GuardedBuffer {
  public:
-  // Redzones are as large as the payload (at least 64 bytes, a multiple of 16): a tile
-  // that writes a few rows past the end lands in the guard, not in someone else's memory.
+  // Redzones are 8 times the payload (at least 64 bytes, a multiple of 16): a tile of 8
+  // rows that writes them all for a one-row output lands in the guard, not in someone
+  // else's memory (a crash instead of a verdict, once the rows are long: many_rows).
   GuardedBuffer(int64_t elements, OutType type)
       : elem_(type == OutType::f32 ? 4 : 2), bytes_(static_cast<size_t>(elements) * elem_),
-        red_((std::max<size_t>(64, bytes_) + 15) / 16 * 16), mem_(bytes_ + 2 * red_, kRedzoneByte) {
+        red_((std::max<size_t>(64, 8 * bytes_) + 15) / 16 * 16), mem_(bytes_ + 2 * red_, kRedzoneByte) {
     for (int64_t i = 0; i < elements; ++i) {
       if (type == OutType::f32) std::memcpy(data() + 4 * i, &kPoisonF32, 4);
       else std::memcpy(data() + 2 * i, type == OutType::f16 ? &kPoisonF16 : &kPoisonBF16, 2);

@@ -1,5 +1,6 @@
 #include "properties/catalog.hpp"
 
+#include <algorithm>
 #include <rapidcheck.h>
 
 #include <array>
@@ -110,6 +111,21 @@ CaseSpec gen_spec(const KernelInfo& k, const PropertyInfo& p) {
       s.act = *rc::gen::element(ActMode::outliers, ActMode::all_equal, ActMode::zero_rows);
       break;
     default: break;
+  }
+  if (p.id == PropertyId::many_rows) {
+    // More rows than a GPU runs blocks at once (an H200 holds 132 x 5 mat-vec blocks of 4
+    // or 8 rows), so the persistent mat-vec's blocks take several row groups each and a
+    // short last one; K the least whose rows are whole 16-byte pieces (the form that takes
+    // them), N 12289 at K <= 256, fewer for longer rows (at most 12289 x 256 elements, at
+    // least 4099 rows), M = 1 (the decode case that form serves).
+    const FormatInfo& f = format_info(k.format);
+    s.m = 1;
+    s.k = k_unit(k);
+    if (!f.tensor_level())
+      while ((s.k / f.block_elems) * f.block_bytes % 16) s.k += k_unit(k);
+    s.n = std::clamp<int64_t>(12289 * 256 / s.k, 4099, 12289) | 1;
+    if (f.tensor_level()) s.n = (s.n + 7) / 8 * 8;  // whole 8-column words
+    s.n *= k.op == Op::gate_up ? 2 : 1;
   }
   s.seed = *rc::gen::inRange<uint64_t>(0, 1ull << 32);
   if (format_info(k.format).tensor_level()) {
