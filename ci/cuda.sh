@@ -49,8 +49,8 @@ if [ "${1:-}" = "--ab" ]; then
       LD_LIBRARY_PATH="$PWD/$vd/lib" "$vd/qgate" bench --backend cuda ${BENCH_ARGS:-} > "$out/ab.$v.$r.txt" 2>&1
       rc=$?
       [ $rc -eq 0 ] || status=1
-      # the table rows: | format | M | shape | kernel | ms | TOPS | ... and | format | shape | kernel | MB | us | GB/s | % |
-      echo "$v round $r (rc=$rc): $(awk -F'|' '$5 ~ /gemm_/ {printf "%s M=%s %s |", $2, $3, $7} $4 ~ /matmul_/ {printf "%s %s |", $2, $8}' "$out/ab.$v.$r.txt" | tr -s ' ')"
+      # the table rows: | format | M | shape | kernel | ms | TOPS | ... and | format | shape | kernel | MB | us | GB/s | % | GB/s | % |
+      echo "$v round $r (rc=$rc): $(awk -F'|' '$5 ~ /gemm_/ {printf "%s M=%s %s |", $2, $3, $7} $4 ~ /matmul_/ {printf "%s %s (same bytes %s) |", $2, $8, $10}' "$out/ab.$v.$r.txt" | tr -s ' ')"
     done
   done
   exit $status

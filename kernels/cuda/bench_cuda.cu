@@ -69,6 +69,13 @@ __global__ void to_f16_kernel(const float* x, uint16_t* y, int64_t n) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) y[i] = qg_float_to_f16_bits(x[i]);
 }
 
+// One thread holding the stream for about `cycles` SM clocks (clock64 exists in HIP too).
+__global__ void spin_kernel(long long cycles) {
+  const long long t0 = clock64();
+  while (clock64() - t0 < cycles) {
+  }
+}
+
 unsigned grid_for(size_t items, int threads) {
   return unsigned(std::min<size_t>((items + threads - 1) / threads, size_t(1) << 16));
 }
@@ -103,6 +110,11 @@ std::string time_each(const std::function<void(int)>& launch, int reps, Timing& 
   std::vector<double> ms;
   std::string err;
   for (int i = 0; i <= reps && err.empty(); ++i) {
+    // The stream is kept busy (about 50 us at 2 GHz) while the start event, the launch and
+    // the stop event are queued behind it, so the interval is the kernel's time on the
+    // device: without it, the host's time to submit the launch (several microseconds,
+    // nearly a tenth of a DRAM-bound mat-vec) fell between the two events.
+    spin_kernel<<<1, 1, 0, s>>>(100000);
     gpuEventRecord(a, s);
     launch(i);
     gpuEventRecord(b, s);
