@@ -85,11 +85,11 @@ props() {
 if [ "${1:-}" = "--sanitize" ]; then
   cs=${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
   [ -x "$cs" ] || { echo "compute-sanitizer not found at $cs"; exit 1; }
-  filter=${SAN_FILTER:-'*ragged_shapes*:*random_blocks__gemm*:*moe_ragged*'}
+  filter=${SAN_FILTER:-'*ragged_shapes*:*random_blocks__gemm*:*moe_ragged*:*many_rows__matmul*'}
   for tool in ${SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
     case $tool in
       memcheck) f=$filter ;;
-      *) f=${SAN_FILTER_SLOW:-'*random_blocks__gemm*:*random_blocks__matmul_q4_K*:*random_blocks__matmul_q4_0*:*moe_random__moe_*q4_K*'} ;;
+      *) f=${SAN_FILTER_SLOW:-'*random_blocks__gemm*:*random_blocks__matmul_q4_K*:*random_blocks__matmul_q4_0*:*moe_random__moe_*q4_K*:*many_rows__matmul_q4_0_q8_1_cuda*:*many_rows__matmul_mxfp4*cuda*'} ;;
     esac
     step "san_${tool}_mma" "$cs" --tool "$tool" --error-exitcode 1 "$d/qgate_mma_tests_cuda"
     step "san_${tool}_quant" "$cs" --tool "$tool" --error-exitcode 1 "$d/qgate_quantize_act_tests_cuda"
