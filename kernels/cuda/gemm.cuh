@@ -476,6 +476,18 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
     const Decoded dt = decoded(s & 1);
     const int4* const wq = dt.wq;
     const float *const wsc = dt.wsc, *const wd1 = dt.wd1, *const wm = dt.wm;
+    // q8_K activations: a stage lies inside one 256-element record, so every chunk's scale d
+    // is the record's; the formats without offsets (q6_K, iq4_xs) need no code sum, so the
+    // pair {d, sum} of every chunk is one load of d per activation row and stage.
+    constexpr bool kStageD = Act == kGemmAct_q8_K && !MIN;
+    float xdh[4][2];
+    if constexpr (kStageD) {
+      const Tile* xs = reinterpret_cast<const Tile*>(xr);
+#pragma unroll
+      for (int bt = 0; bt < 4; ++bt)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) xdh[bt][c] = __int_as_float(xs[gm + 8 * bt + 2 * t + c][8 * S]);  // chunk 0's d
+    }
     // (q5_K two chunks at a time: fully unrolled it needs 24 bytes of spill on sm_90)
     constexpr int kUnroll = std::is_same_v<W, BlockWeights<Fmt_q5_K>> ? 2 : S;
     QG_UNROLL_REGS_BY(kUnroll)
@@ -506,9 +518,14 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
         bf[bt][1] = v.y;  // X[row][16+4t..]
 #pragma unroll
         for (int c = 0; c < 2; ++c) {
-          const float2 sc = *reinterpret_cast<const float2*>(&xs[gm + 8 * bt + 2 * t + c][8 * S + 2 * j]);  // {d, code sum}
-          xd[bt][c] = sc.x;
-          xq[bt][c] = sc.y;
+          if constexpr (kStageD) {
+            xd[bt][c] = xdh[bt][c];
+            xq[bt][c] = 0.f;  // unused (no offsets)
+          } else {
+            const float2 sc = *reinterpret_cast<const float2*>(&xs[gm + 8 * bt + 2 * t + c][8 * S + 2 * j]);  // {d, code sum}
+            xd[bt][c] = sc.x;
+            xq[bt][c] = sc.y;
+          }
         }
       }
 #pragma unroll
@@ -540,14 +557,26 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
   // planted (kGemmMutMissingSync): no synchronisation between a group's copies, its decode
   // and the products -- none of the waits and barriers below
   constexpr bool kSync = Mut != kGemmMutMissingSync;
+  // Step -1 only copies and decodes (stage 0); step nst - 1 only copies and multiplies.
+  // With a ring of two or more slots step -1 is peeled off (groups 0 .. STAGES - 1 copied,
+  // stage 0 decoded before the loop), so the loop's products run unconditionally: measured
+  // 2-3 % faster on sm_90 than the loop from -1 (PERFORMANCE.md, session 12). The AMD
+  // targets' one slot keeps the loop from -1 (one copy of the decode in the code object).
+  constexpr int kFirst = G::STAGES > 1 ? 0 : -1;
 #pragma unroll 1
-  for (int x = 0; x < G::STAGES - 1; ++x) {
+  for (int x = 0; x < G::STAGES + kFirst; ++x) {
     if (x <= nst) issue(x);
-    qg_async_commit();  // one group per copy group, empty ones included, so the count below holds
+    qg_async_commit();  // one group per copy group, empty ones included, so the counts below hold
   }
-  // step -1 only copies and decodes (stage 0); step nst - 1 only copies and multiplies
+  if constexpr (kFirst == 0) {
+    if constexpr (kSync) {
+      qg_async_wait<G::STAGES - 1>();  // this thread's copies of group 0 are in
+      __syncthreads();                 // everyone's are
+    }
+    decode(0);
+  }
 #pragma unroll 1
-  for (int st = -1; st < nst; ++st) {
+  for (int st = kFirst; st < nst; ++st) {
     if constexpr (kSync) {
       qg_async_wait<G::STAGES >= 2 ? G::STAGES - 2 : 0>();  // this thread's copies of group st + 1 are in
       __syncthreads();  // everyone's are; stage st is decoded; step st - 1 (its products, its slot) is done
@@ -560,7 +589,7 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
       qg_async_commit();
     }
     if (st + 1 < nst) decode(st + 1);
-    if (st >= 0) use(st);
+    if (kFirst == 0 || st >= 0) use(st);
   }
   qg_async_wait<0>();  // no copy outlives the block (the ring's last, empty groups)
 
