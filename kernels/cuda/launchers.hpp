@@ -140,7 +140,7 @@ void mutant_moe_matvec_q4_K_wrong_slot(const uint8_t*, const uint8_t*, const int
 void mutant_gemm_q4_K_split_unreduced(const GemmArgs&, void*);
 void mutant_matvec_q4_K_rows_past_m(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t,
                                     const IqTables&, void*);
-void mutant_matvec_q8_0_first_group_only(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t,
+void mutant_matvec_q8_0_grid_capped(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t,
                                          const IqTables&, void*);
 #endif
 

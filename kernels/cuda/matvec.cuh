@@ -19,7 +19,7 @@
 namespace qgate::cuk {
 
 inline constexpr int kAct_q8_1 = 0, kAct_q8_K = 1;
-inline constexpr int kMutNone = 0, kMutCrossedLanes = 1, kMutRowsPastM = 2, kMutFirstGroupOnly = 3;
+inline constexpr int kMutNone = 0, kMutCrossedLanes = 1, kMutRowsPastM = 2, kMutGridCapped = 3;
 
 // The fixed tree of the mat-vecs: the kMatvecThreads partial sums of each of Q values
 // added pairwise in log2 T levels, h = T/2, T/4, ..., 1 (sum[t] += sum[t + h] for t < h):
@@ -175,14 +175,12 @@ struct MvGeom {
   static constexpr int ROW = 16 * ROWV;
   static constexpr int PIECES = R * ROWV;
   static constexpr int VEC = (PIECES + kMatvecThreads - 1) / kMatvecThreads;  // pieces per thread
-  static constexpr int RED = R * MR * kMatvecThreads * 4;  // the trees' floats
+  static constexpr int RED = R * MR * kMatvecThreads * 4;  // the final tree's floats
   static constexpr int STAGE = R * ROW;  // one tile of the block's rows
   // Tiles in shared memory at once (each stage's copies in flight while earlier ones are
-  // decoded): 3, or 2 where 3 would pass 48 KiB with the tree's floats (the 4-row tiles of
-  // q8_0, the 8-row ones of mxfp4 and iq4_xs).
-  static constexpr int STAGES = 3 * STAGE + 16 + RED <= 48 * 1024 ? 3 : 2;
-  static constexpr int REDOFF = STAGES * STAGE + 16;  // the tree's floats after the stages
-  static constexpr int SMEM = REDOFF + RED;
+  // decoded): 3, or 2 where 3 would pass 48 KiB (q8_0's 4-row tiles).
+  static constexpr int STAGES = 3 * STAGE + 16 <= 48 * 1024 ? 3 : 2;
+  static constexpr int SMEM = (STAGES * STAGE + 16 > RED ? STAGES * STAGE + 16 : RED);
   static_assert(kMatvecThreads % CPB == 0, "a tile is whole weight blocks");
 };
 
@@ -376,36 +374,21 @@ struct ChunkDecoder {
 // alone in registers; kMatvecRows otherwise). Same: every row of the tensor has the first
 // row's misalignment (rows a multiple of 16 bytes), so a row's offset in a stage is the
 // first row's plus a constant (folded into the shared-memory loads).
-// Pers (MR = 1, Same): a grid of as many blocks as the device holds at once
-// (launch_matvec); block b takes rows [n b / G, n (b + 1) / G) in groups of R, and the
-// groups' tiles run as one sequence through the stage ring, so the next group's copies are
-// in flight while this one's last tile is decoded and its sums are added, and every block
-// reads within a row of the same bytes (no last wave of blocks on part of the SMs). Each
-// row's chunks, arithmetic and tree are the block-per-group form's: the same results.
-template <class F, int Act, int Mut, int MR, bool Same = false, bool Pers = false>
+template <class F, int Act, int Mut, int MR, bool Same = false>
 __global__ void __launch_bounds__(kMatvecThreads, QG_MIN_BLOCKS(5))  // sm_90: <= 96 registers, 5 blocks an SM
     matvec_kernel(const uint8_t* __restrict__ w, const uint8_t* __restrict__ xq, float* __restrict__ y, int64_t n,
                   int64_t k, int m, int64_t ldy, IqTables t) {
-  static_assert(!Pers || (Same && MR == 1), "the persistent form takes rows of one misalignment, one activation row");
   using G = MvGeom<F, MR>;
   using D = ChunkDecoder<F, Mut>;
   constexpr int T = kMatvecThreads, R = G::R, SPC = D::SPC, L = D::L;
   constexpr int XBYTES = Act == kAct_q8_1 ? 36 : 292;
   __shared__ __align__(16) uint8_t sm[G::SMEM];
-  float* const red = reinterpret_cast<float*>(sm + G::REDOFF);
   const int tid = threadIdx.x;
-  int64_t rb0, rb1;  // the block's rows
-  if constexpr (Pers) {
-    rb0 = n * blockIdx.x / gridDim.x;
-    rb1 = n * (blockIdx.x + 1) / gridDim.x;
-  } else {
-    rb0 = int64_t(blockIdx.x) * R;
-    rb1 = n - rb0 < R ? n : rb0 + R;
-  }
+  const int64_t row0 = int64_t(blockIdx.x) * R;
+  const int rows = int(n - row0 < R ? n - row0 : R);
   const int64_t chunks = k / 32, rowbytes = (k / F::QK) * F::BYTES;
   const uint8_t* wend = w + n * rowbytes;
   const int tiles = int((chunks + T - 1) / T);
-  const int steps = int((rb1 - rb0 + R - 1) / R) * tiles;  // (group, tile) pairs, groups of R rows
   const D dec(t);
 
   float acc[R][MR];
@@ -416,52 +399,45 @@ __global__ void __launch_bounds__(kMatvecThreads, QG_MIN_BLOCKS(5))  // sm_90: <
 
   // Piece i = tid + v T of a tile: row i / ROWV, 16 bytes at 16 (i % ROWV) past the row's
   // tile start rounded down to 16 (every tile of a row has the row's misalignment: TILE is a
-  // multiple of 16), landing at sm + (s % STAGES) STAGE + 16 i; copied without a register
+  // multiple of 16), landing at sm + (j % STAGES) STAGE + 16 i; copied without a register
   // round trip (qg_async_copy16), STAGES - 1 tiles ahead of the decode, when it starts
   // inside the tile's bytes of the row (po[v]: its start relative to the tile's, < TILE).
-  // Once per block: each piece's source as a 32-bit offset from its group's first row
+  // Once per block: each piece's source as a 32-bit offset from the block's first row
   // (launch_matvec keeps R rows under 2^31 bytes), so a tile costs an add per piece.
-  const int rows0 = int(rb1 - rb0 < R ? rb1 - rb0 : R);  // the first group's rows
-  const int mis0 = int(reinterpret_cast<uintptr_t>(w + rb0 * rowbytes) & 15), rb16 = int(rowbytes & 15);
+  const uint8_t* const blk0 = w + row0 * rowbytes;
+  const int mis0 = int(reinterpret_cast<uintptr_t>(blk0) & 15), rb16 = int(rowbytes & 15);
   int soff[G::VEC], po[G::VEC];
 #pragma unroll
   for (int v = 0; v < G::VEC; ++v) {
     const int i = tid + v * T, r = i / G::ROWV, q = i % G::ROWV;
     const int mis = Same ? mis0 : (mis0 + r * rb16) & 15;  // row r's misalignment
     soff[v] = int(r * rowbytes) - mis + 16 * q;
-    po[v] = i < G::PIECES && r < rows0 ? 16 * q - mis : G::TILE;  // G::TILE: never copied
+    po[v] = i < G::PIECES && r < rows ? 16 * q - mis : G::TILE;  // G::TILE: never copied
   }
   const qg_sref sdst = qg_sref_of(sm) + 16 * tid;
-  // The copies of step s: tile j of group gi (Pers: later groups have the first one's R
-  // rows but the block's last, which may have fewer).
-  auto issue = [&](int s) {
-    const int gi = Pers ? s / tiles : 0, j = s - gi * tiles;
-    const int64_t grow = rb0 + int64_t(gi) * R;
-    const int grows = Pers ? int(rb1 - grow < R ? rb1 - grow : R) : rows0;
-    const uint8_t* const g = w + grow * rowbytes + int64_t(j) * G::TILE;
-    // Every piece of the rows' last tiles, even those past the row's bytes (their slots are
-    // never decoded), ends inside the tensor: all but the last groups of a tensor.
-    const bool whole_last = (grow + grows - 1) * rowbytes + int64_t(tiles) * G::TILE + 16 <= n * rowbytes;
-    if ((j < tiles - 1 || whole_last) && (!Pers || grows == R)) {
+  const bool last_rows = row0 + rows == n;  // the block holds the tensor's last row
+  // Every piece of the rows' last tiles, even those past the row's bytes (their slots are
+  // never decoded), ends inside the tensor: all but the last blocks of a tensor.
+  const bool whole_last = (row0 + rows - 1) * rowbytes + int64_t(tiles) * G::TILE + 16 <= n * rowbytes;
+  auto issue = [&](int j) {
+    const uint8_t* const g = blk0 + int64_t(j) * G::TILE;
+    if (j < tiles - 1 || whole_last) {
       // A whole tile: its pieces end at most 15 bytes past it, inside the row's last tile
       // (which holds at least one block, F::BYTES >= 17 bytes), so inside the tensor; or
       // the last tile where whole_last says so.
-      const qg_sref d = sdst + (s % G::STAGES) * G::STAGE;
+      const qg_sref d = sdst + (j % G::STAGES) * G::STAGE;
 #pragma unroll
       for (int v = 0; v < G::VEC; ++v)
         if (po[v] < G::TILE) qg_async_copy16_at(d + 16 * v * T, g + soff[v]);
       return;
     }
-    // The row's last tile, or a group of fewer rows: only the pieces of its rows starting
-    // inside the tile's len bytes, and in the group with the tensor's last row, a piece
-    // passing the tensor's end cut there.
-    uint8_t* dst = sm + (s % G::STAGES) * G::STAGE;
-    const int64_t left = rowbytes - int64_t(j) * G::TILE;
-    const int len = int(left < G::TILE ? left : G::TILE);
-    const bool last_rows = grow + grows == n;
+    // The row's last tile: only the pieces starting inside its len bytes, and in the
+    // block with the tensor's last row, a piece passing the tensor's end cut there.
+    uint8_t* dst = sm + (j % G::STAGES) * G::STAGE;
+    const int len = int(rowbytes - int64_t(j) * G::TILE);
 #pragma unroll
     for (int v = 0; v < G::VEC; ++v) {
-      if (po[v] >= len || (Pers && (tid + v * T) / G::ROWV >= grows)) continue;
+      if (po[v] >= len) continue;
       const uint8_t* p = g + soff[v];
       uint8_t* d = dst + 16 * (tid + v * T);
       if (!last_rows || p + 16 <= wend) qg_async_copy16(d, p);
@@ -474,108 +450,100 @@ __global__ void __launch_bounds__(kMatvecThreads, QG_MIN_BLOCKS(5))  // sm_90: <
   for (int r = 0; r < R; ++r)
     off0[r] = r * G::ROW + (Same ? mis0 : (mis0 + r * rb16) & 15) + (tid / G::CPB) * F::BYTES;
 #pragma unroll
-  for (int s = 0; s < G::STAGES - 1; ++s) {
-    if (s < steps) issue(s);
+  for (int j = 0; j < G::STAGES - 1; ++j) {
+    if (j < tiles) issue(j);
     qg_async_commit();  // one group per tile, empty ones included, so the count below holds
   }
-  const int mr = Mut == kMutRowsPastM ? MR : m;  // planted: every accumulator row written
-  int j = 0;                                     // Pers: step s's tile in its group (else s)
-  int64_t grow = rb0;                            // and the group's first row (else the block's)
-  for (int s = 0; s < steps; ++s) {
-    qg_async_wait<G::STAGES - 2>();  // this thread's copies of step s are in
-    __syncthreads();  // everyone's are, and everyone is done with step s - 1's stage
-    if (s + G::STAGES - 1 < steps) issue(s + G::STAGES - 1);  // into step s - 1's stage
+  for (int j = 0; j < tiles; ++j) {
+    qg_async_wait<G::STAGES - 2>();  // this thread's copies of tile j are in
+    __syncthreads();  // everyone's are, and everyone is done with tile j - 1's stage
+    if (j + G::STAGES - 1 < tiles) issue(j + G::STAGES - 1);  // into tile j - 1's stage
     qg_async_commit();
-    const int rows = Pers ? int(rb1 - grow < R ? rb1 - grow : R) : rows0;
-    const int64_t c = int64_t(Pers ? j : s) * T + tid;
-    if (c < chunks) {
-      const int sbase = (s % G::STAGES) * G::STAGE;
-      const int c8 = tid % G::CPB;
+    const int64_t c = int64_t(j) * T + tid;
+    if (c >= chunks) continue;
+    const int sbase = (j % G::STAGES) * G::STAGE;
+    const int c8 = tid % G::CPB;
 #pragma unroll
-      for (int mi = 0; mi < MR; ++mi) {
-        if (mi >= m) break;
-        const uint8_t* xb;
-        float dx;
-        if constexpr (Act == kAct_q8_1) {
-          xb = xq + (int64_t(mi) * chunks + c) * XBYTES;
-          dx = f16_lo(*reinterpret_cast<const uint32_t*>(xb));
-          xb += 4;
-        } else {
-          xb = xq + (int64_t(mi) * (k / 256) + c / 8) * XBYTES;
-          dx = __uint_as_float(*reinterpret_cast<const uint32_t*>(xb));
-          xb += 4 + 32 * (c % 8);
-        }
-        int xv[8];
+    for (int mi = 0; mi < MR; ++mi) {
+      if (mi >= m) break;
+      const uint8_t* xb;
+      float dx;
+      if constexpr (Act == kAct_q8_1) {
+        xb = xq + (int64_t(mi) * chunks + c) * XBYTES;
+        dx = f16_lo(*reinterpret_cast<const uint32_t*>(xb));
+        xb += 4;
+      } else {
+        xb = xq + (int64_t(mi) * (k / 256) + c / 8) * XBYTES;
+        dx = __uint_as_float(*reinterpret_cast<const uint32_t*>(xb));
+        xb += 4 + 32 * (c % 8);
+      }
+      int xv[8];
 #pragma unroll
-        for (int e = 0; e < 8; ++e) xv[e] = reinterpret_cast<const int*>(xb)[e];  // 4-byte aligned
-        if constexpr (D::kPermX) D::permute_x(xv);
-        // code sums of the activations per sub-block: the offset formats' msub term, and the
-        // zero-point of codes the decoder leaves unsigned (D::kBias: isum = sum (q - bias) x
-        // = sum q x - bias * sum x, the same integer)
-        int qs[SPC];
+      for (int e = 0; e < 8; ++e) xv[e] = reinterpret_cast<const int*>(xb)[e];  // 4-byte aligned
+      if constexpr (D::kPermX) D::permute_x(xv);
+      // code sums of the activations per sub-block: the offset formats' msub term, and the
+      // zero-point of codes the decoder leaves unsigned (D::kBias: isum = sum (q - bias) x
+      // = sum q x - bias * sum x, the same integer)
+      int qs[SPC];
+#pragma unroll
+      for (int q = 0; q < SPC; ++q) {
+        qs[q] = 0;
+        if constexpr (F::MIN || D::kBias != 0)
+#pragma unroll
+          for (int e = q * L / 4; e < (q + 1) * L / 4; ++e) qs[q] = qg_dp4a(0x01010101, xv[e], qs[q]);
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        if (r >= rows) break;
+        int wq[8], wn[8];
+        float ds[SPC], ms[SPC];
+        dec.run(sm, sbase + off0[r], c8, wq, wn, ds, ms, t);
+        float inner = 0.f;
 #pragma unroll
         for (int q = 0; q < SPC; ++q) {
-          qs[q] = 0;
-          if constexpr (F::MIN || D::kBias != 0)
+          int isum = -D::kBias * qs[q], ineg = 0;
+          if constexpr (D::kHigh16) {  // wq[4..7]: 16 times the nibbles
+            int ihi = 0;
 #pragma unroll
-            for (int e = q * L / 4; e < (q + 1) * L / 4; ++e) qs[q] = qg_dp4a(0x01010101, xv[e], qs[q]);
-        }
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-          if (r >= rows) break;
-          int wq[8], wn[8];
-          float ds[SPC], ms[SPC];
-          dec.run(sm, sbase + off0[r], c8, wq, wn, ds, ms, t);
-          float inner = 0.f;
-#pragma unroll
-          for (int q = 0; q < SPC; ++q) {
-            int isum = -D::kBias * qs[q], ineg = 0;
-            if constexpr (D::kHigh16) {  // wq[4..7]: 16 times the nibbles
-              int ihi = 0;
-#pragma unroll
-              for (int e = 0; e < 4; ++e) {
-                isum = qg_dp4a(wq[e], xv[e], isum);
-                ihi = qg_dp4a_us(uint32_t(wq[e + 4]), xv[e + 4], ihi);
-              }
-              isum += ihi >> 4;
-            } else if constexpr (D::kOdd16) {  // odd chunks: 16 times the nibbles
-              int i16 = 0;
-#pragma unroll
-              for (int e = 0; e < 8; ++e) i16 = qg_dp4a_us(uint32_t(wq[e]), xv[e], i16);
-              isum = i16 >> (4 * (c8 & 1));
-            } else {
-#pragma unroll
-              for (int e = q * L / 4; e < (q + 1) * L / 4; ++e) {
-                isum = qg_dp4a(wq[e], xv[e], isum);
-                if constexpr (D::kSplit) ineg = qg_dp4a(wn[e], xv[e], ineg);
-              }
+            for (int e = 0; e < 4; ++e) {
+              isum = qg_dp4a(wq[e], xv[e], isum);
+              ihi = qg_dp4a_us(uint32_t(wq[e + 4]), xv[e + 4], ihi);
             }
-            isum -= ineg;
-            if constexpr (F::MIN) inner += ds[q] * float(isum) - ms[q] * float(qs[q]);
-            else inner += ds[q] * float(isum);
+            isum += ihi >> 4;
+          } else if constexpr (D::kOdd16) {  // odd chunks: 16 times the nibbles
+            int i16 = 0;
+#pragma unroll
+            for (int e = 0; e < 8; ++e) i16 = qg_dp4a_us(uint32_t(wq[e]), xv[e], i16);
+            isum = i16 >> (4 * (c8 & 1));
+          } else {
+#pragma unroll
+            for (int e = q * L / 4; e < (q + 1) * L / 4; ++e) {
+              isum = qg_dp4a(wq[e], xv[e], isum);
+              if constexpr (D::kSplit) ineg = qg_dp4a(wn[e], xv[e], ineg);
+            }
           }
-          acc[r][mi] += dx * inner;
+          isum -= ineg;
+          if constexpr (F::MIN) inner += ds[q] * float(isum) - ms[q] * float(qs[q]);
+          else inner += ds[q] * float(isum);
         }
+        acc[r][mi] += dx * inner;
       }
     }
-    if (Pers ? ++j < tiles : s + 1 < tiles) continue;
-    // The group's last tile: the T partial sums of each (weight row, activation row) in
-    // matvec_row's tree (red: its own shared memory, so the copies in flight go on; the
-    // last group's reads of it are behind the barrier of at least one step).
-    float part[R * MR];
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-#pragma unroll
-      for (int i = 0; i < MR; ++i) part[r * MR + i] = acc[r][i], acc[r][i] = 0.f;
-    tree_sum<R * MR>(red, part, tid, [&](int q, float x) {
-      const int r = q / MR, i = q % MR;
-      if (i < mr && r < rows) y[i * ldy + grow + r] = x;
-    });
-    if constexpr (!Pers || Mut == kMutFirstGroupOnly) break;  // one group (planted: the later groups never computed)
-    j = 0;
-    grow += R;
   }
-  qg_async_wait<0>();  // no copy left in flight at exit (the empty groups)
+
+  // The T partial sums of each (weight row, activation row) in matvec_row's tree.
+  qg_async_wait<0>();
+  __syncthreads();
+  const int mr = Mut == kMutRowsPastM ? MR : m;  // planted: every accumulator row written
+  float part[R * MR];
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int i = 0; i < MR; ++i) part[r * MR + i] = acc[r][i];
+  tree_sum<R * MR>(reinterpret_cast<float*>(sm), part, tid, [&](int q, float x) {
+    const int r = q / MR, i = q % MR;
+    if (i < mr && r < rows) y[i * ldy + row0 + r] = x;
+  });
 }
 
 // The row-per-block kernel, for weights not 16-byte aligned (matvec_row).
@@ -587,8 +555,7 @@ __global__ void __launch_bounds__(kMatvecThreads)
   matvec_row<F, Act, Mut>(w + row * (k / F::QK) * F::BYTES, xq, y + row, k, m, ldy, t);
 }
 
-// Blocks of `threads` threads of `kernel` the current device runs at once (at least 1: a
-// failed query gives 1 block, slow but right).
+// Blocks of `threads` threads of `kernel` the current device runs at once (at least 1).
 template <class K>
 int resident_blocks(K kernel, int threads) {
   int dev = 0, sms = 0, per = 0;
@@ -610,14 +577,15 @@ void launch_matvec(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int
   if (reinterpret_cast<uintptr_t>(w) % 16 != 0 || (R1 > R8 ? R1 : R8) * rowbytes + 64 > INT32_MAX)
     matvec_row_kernel<F, Act, Mut><<<unsigned(n), kMatvecThreads, 0, s>>>(w, xq, y, n, k, m, ldy, t);
   else if (m == 1 && Mut != kMutRowsPastM) {
-    const unsigned grid = unsigned((n + R1 - 1) / R1);
+    unsigned grid = unsigned((n + R1 - 1) / R1);
     if constexpr (R1 > 1)
       if (rowbytes % 16 == 0) {
-        // the persistent form: as many blocks as the device holds at once, at most one a group
-        constexpr auto kern = matvec_kernel<F, Act, Mut, 1, true, true>;
-        static const int resident = resident_blocks(kern, kMatvecThreads);
-        const unsigned g = grid < unsigned(resident) ? grid : unsigned(resident);
-        kern<<<g, kMatvecThreads, 0, s>>>(w, xq, y, n, k, m, ldy, t);
+        constexpr auto kern = matvec_kernel<F, Act, Mut, 1, true>;
+        if constexpr (Mut == kMutGridCapped) {  // planted: the groups past one wave never run
+          const unsigned cap = unsigned(resident_blocks(kern, kMatvecThreads));
+          grid = grid < cap ? grid : cap;
+        }
+        kern<<<grid, kMatvecThreads, 0, s>>>(w, xq, y, n, k, m, ldy, t);
         return;
       }
     matvec_kernel<F, Act, Mut, 1><<<grid, kMatvecThreads, 0, s>>>(w, xq, y, n, k, m, ldy, t);

@@ -16,10 +16,10 @@ void mutant_matvec_q4_K_rows_past_m(const uint8_t* w, const uint8_t* xq, float* 
                                     int64_t ldy, const IqTables& t, void* stream) {
   launch_matvec<Fmt_q4_K, kAct_q8_K, kMutRowsPastM>(w, xq, y, n, k, m, ldy, t, stream);
 }
-// The persistent mat-vec's blocks stopping after their first group of rows.
-void mutant_matvec_q8_0_first_group_only(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int64_t k, int m,
+// The mat-vec's grid capped at the blocks the device runs at once, with no loop over the rest.
+void mutant_matvec_q8_0_grid_capped(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int64_t k, int m,
                                          int64_t ldy, const IqTables& t, void* stream) {
-  launch_matvec<Fmt_q8_0, kAct_q8_1, kMutFirstGroupOnly>(w, xq, y, n, k, m, ldy, t, stream);
+  launch_matvec<Fmt_q8_0, kAct_q8_1, kMutGridCapped>(w, xq, y, n, k, m, ldy, t, stream);
 }
 
 // The GEMM's shared-memory tiles used without the cp.async wait and the barriers after the load.
