@@ -1,8 +1,8 @@
 #include "properties/catalog.hpp"
 
-#include <algorithm>
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <numeric>
@@ -114,10 +114,11 @@ CaseSpec gen_spec(const KernelInfo& k, const PropertyInfo& p) {
   }
   if (p.id == PropertyId::many_rows) {
     // More rows than a GPU runs blocks at once (an H200 holds 132 x 5 mat-vec blocks of 4
-    // or 8 rows), so the persistent mat-vec's blocks take several row groups each and a
-    // short last one; K the least whose rows are whole 16-byte pieces (the form that takes
-    // them), N 12289 at K <= 256, fewer for longer rows (at most 12289 x 256 elements, at
-    // least 4099 rows), M = 1 (the decode case that form serves).
+    // or 8 rows), so a launch takes more than one wave and a grid capped at one wave, or a
+    // row loop that stops early, leaves rows unwritten; K the least whose rows are whole
+    // 16-byte pieces (the CUDA mat-vec's fastest form takes them), N 12289 at K <= 256,
+    // fewer for longer rows (at most 12289 x 256 elements, at least 4099 rows), M = 1 (the
+    // decode case).
     const FormatInfo& f = format_info(k.format);
     s.m = 1;
     s.k = k_unit(k);

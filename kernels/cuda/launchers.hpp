@@ -141,7 +141,7 @@ void mutant_gemm_q4_K_split_unreduced(const GemmArgs&, void*);
 void mutant_matvec_q4_K_rows_past_m(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t,
                                     const IqTables&, void*);
 void mutant_matvec_q8_0_grid_capped(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t,
-                                         const IqTables&, void*);
+                                    const IqTables&, void*);
 #endif
 
 }  // namespace qgate::cuk

@@ -581,7 +581,7 @@ void launch_matvec(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int
     if constexpr (R1 > 1)
       if (rowbytes % 16 == 0) {
         constexpr auto kern = matvec_kernel<F, Act, Mut, 1, true>;
-        if constexpr (Mut == kMutGridCapped) {  // planted: the groups past one wave never run
+        if constexpr (Mut == kMutGridCapped) {  // planted: the rows past one wave never computed
           const unsigned cap = unsigned(resident_blocks(kern, kMatvecThreads));
           grid = grid < cap ? grid : cap;
         }

@@ -18,7 +18,7 @@ void mutant_matvec_q4_K_rows_past_m(const uint8_t* w, const uint8_t* xq, float* 
 }
 // The mat-vec's grid capped at the blocks the device runs at once, with no loop over the rest.
 void mutant_matvec_q8_0_grid_capped(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int64_t k, int m,
-                                         int64_t ldy, const IqTables& t, void* stream) {
+                                    int64_t ldy, const IqTables& t, void* stream) {
   launch_matvec<Fmt_q8_0, kAct_q8_1, kMutGridCapped>(w, xq, y, n, k, m, ldy, t, stream);
 }
 
