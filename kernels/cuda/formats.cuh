@@ -267,6 +267,44 @@ struct Fmt_iq4_xs {  // {f16 d; u16 scales_h; u8 scales_l[4]; u8 qs[128]}, x = d
   QG_DEV static double msub(const uint8_t*, int) { return 0.0; }
 };
 
+// The 16-entry lookup formats split by sign, for the packed decoders (matvec.cuh
+// ChunkDecoder, gemm_decode.cuh): in both tables the codes 0..7 have one sign and 8..15 the
+// other (mxfp4: + then -, the sign bit; iq4_nl's values: - then +), so each half is an
+// 8-entry table of magnitudes, all < 128: m[0], m[1] those of codes 0..7, m[2], m[3] those
+// of codes 8..15, 4 a word, lowest first.
+struct SplitLut {
+  uint32_t m[4];
+};
+// Their packed decoders take a word of nibbles as the lookup's selector, so the codes come
+// in the nibble order: int 2i holds elements 4i, 16+4i, 4i+1, 16+4i+1 of the chunk and int
+// 2i+1 elements 4i+2, 16+4i+2, 4i+3, 16+4i+3. The 8 activation ints of a chunk (int e:
+// elements 4e..4e+3) into that order, so every product pairs the same weight and
+// activation codes and the integer sums are the same.
+QG_DEV void split_lut_order(int (&v)[8]) {
+  int p[8];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    p[2 * i] = int(qg_byte_perm(uint32_t(v[i]), uint32_t(v[i + 4]), 0x5140u));
+    p[2 * i + 1] = int(qg_byte_perm(uint32_t(v[i]), uint32_t(v[i + 4]), 0x7362u));
+  }
+#pragma unroll
+  for (int e = 0; e < 8; ++e) v[e] = p[e];
+}
+QG_DEV SplitLut split_lut_mxfp4() {  // twice the E2M1 magnitudes 0 1 2 3 4 6 8 12, both halves
+  return SplitLut{{0x03020100u, 0x0C080604u, 0x03020100u, 0x0C080604u}};
+}
+QG_DEV SplitLut split_lut_iq4nl(const IqTables& t) {  // -127 .. -10 (negated), then 1 .. 113
+  SplitLut l;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    uint32_t v = 0;
+#pragma unroll
+    for (int b = 0; b < 4; ++b) v |= uint32_t(uint8_t(i < 2 ? -t.iq4nl[4 * i + b] : t.iq4nl[4 * i + b])) << (8 * b);
+    l.m[i] = v;
+  }
+  return l;
+}
+
 // ---- ternary: x = d (code - 1) ----
 struct Fmt_tq1_0 {  // {u8 qs[48]; u8 qh[4]; f16 d}: base-3 digits as fractions of 256
   static constexpr int QK = 256, BYTES = 54, SUB = 256;

@@ -47,10 +47,13 @@ struct BlockWeights {
   static constexpr bool MIN = F::MIN;
   static constexpr bool kRaw = true;                   // staged raw in shared memory
   static constexpr int CPB = F::QK / 32, BYTES = F::BYTES;
+  // The codes in the nibble order (gemm_decode.cuh; the activations repacked to match).
+  static constexpr bool kPermX = FastChunk<F>::kPermX;
+  using Lut = typename FastChunk<F>::Lut;  // built once per kernel
   QG_DEV static void decode(const uint8_t* blk, int c8, int (&q)[8], float (&ds)[SPC], float (&ms)[SPC],
-                            const IqTables& t) {
+                            const IqTables& t, const Lut& lut) {
     if constexpr (FastChunk<F>::ok) {  // the same codes and scales from word loads (gemm_decode.cuh)
-      FastChunk<F>::decode(blk, c8, q, ds, ms, t);
+      FastChunk<F>::decode(blk, c8, q, ds, ms, lut);
       return;
     }
     const int base = c8 * 32;
@@ -79,6 +82,8 @@ struct GptqWeights {
   static constexpr bool MIN = false;
   static constexpr bool kRaw = false;
   static constexpr int CPB = 1, BYTES = 0;
+  static constexpr bool kPermX = false;
+  using Lut = NoLut;
   QG_DEV static void chunk(const GemmArgs& a, int64_t col, int64_t c, int (&q)[8], float (&ds)[1], float (&ms)[1]) {
     const int64_t g = (32 * c) / a.group;
     const int zero = int((a.qzeros[g * (a.n / 8) + col / 8] >> (4 * (col % 8))) & 15u) + 1;
@@ -141,10 +146,11 @@ QG_DEV void gemm_store_weight_pair(int4* wq, int rt, int j, int g, const int (&q
 
 // The activations repacked once per launch (one thread per row and chunk; chunks past
 // k/32 up to a whole group are zeros): per row, per group of kGemmStage chunks, 160 bytes
-// = the group's codes as gemm_store_codes lays out a tile row, then kGemmStage
-// {f32 d, f32 code sum} pairs (d: the record's scale, exact in f32; the sum of the chunk's
-// 32 codes, exact). A group is then one contiguous copy into a tile row.
-template <int Act>
+// = the group's codes (PermX: in the nibble order the weights' decoder gives, W::kPermX)
+// as gemm_store_codes lays out a tile row, then the kGemmStage chunks' f32 d (the record's
+// scale, exact in f32), then their f32 code sums (the sum of the chunk's 32 codes, exact).
+// A group is then one contiguous copy into a tile row.
+template <int Act, bool PermX>
 __global__ void gemm_pack_acts(const uint8_t* __restrict__ xq, uint8_t* __restrict__ xp, int64_t m, int64_t k) {
   constexpr int S = kGemmStage;
   const int64_t chunks = k / 32, groups = (chunks + S - 1) / S;
@@ -171,10 +177,13 @@ __global__ void gemm_pack_acts(const uint8_t* __restrict__ xq, uint8_t* __restri
       s = qg_dp4a(0x01010101, q[e], s);
     }
     sum = float(s);  // exact: |s| <= 32 * 128
+    if constexpr (PermX) split_lut_order(q);  // the weights' nibble order (formats.cuh)
   }
   uint8_t* dst = xp + (r * groups + c / S) * (S * 40);
   gemm_store_codes(reinterpret_cast<int*>(dst + 32 * (c % S)), q);
-  reinterpret_cast<float2*>(dst + 32 * S)[c % S] = make_float2(d, sum);
+  float* f = reinterpret_cast<float*>(dst + 32 * S);
+  f[c % S] = d;
+  f[S + c % S] = sum;
 }
 
 // Shared memory of one GEMM instance (bytes). STAGES slots of a ring, slot x % STAGES
@@ -192,7 +201,7 @@ template <class W, bool Moe>
 struct GemmGeom {
   static constexpr int S = kGemmStage, SPC = W::SPC;
   static_assert(S % W::CPB == 0 || W::CPB % S == 0, "a stage is whole blocks or part of one");
-  static constexpr int XS = 8 * S + 8;  // ints per tile row: codes, then S {d, sum} pairs
+  static constexpr int XS = 8 * S + 8;  // ints per tile row: codes, then S d, then S code sums
   static_assert(XS * 4 == S * 40, "a tile row is one group of the repacked activations");
   static constexpr int XV = XS / 4;     // its 16-byte pieces
   static constexpr int XBYTES = kGemmBM * XS * 4;
@@ -401,6 +410,7 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
   // measured 3-17 % slower on the H200); GPTQ (read from global memory): one thread per
   // chunk and row, so every thread's loads are in flight at once (the pair form was 9 %
   // slower), each writing its half of the slots ----
+  const typename W::Lut lut(a.t);
   auto decode = [&](int s) {
     int jlo, jhi;
     const int64_t w0 = window(s, jlo, jhi);
@@ -428,7 +438,7 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
             const uint8_t* g0 = wblk + r * wrow + b0 * W::BYTES;
             const uint8_t* blk = xr + G::XBYTES + r * G::WROW + (reinterpret_cast<uintptr_t>(g0) & 15) +
                                  ((w0 + j) / W::CPB - b0) * W::BYTES;
-            W::decode(blk, int((w0 + j) % W::CPB), q[h], ds[h], ms[h], a.t);
+            W::decode(blk, int((w0 + j) % W::CPB), q[h], ds[h], ms[h], a.t, lut);
           } else {
             W::chunk(a, n0 + r, w0 + j, q[h], ds[h], ms[h]);
           }
@@ -476,13 +486,15 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
     const Decoded dt = decoded(s & 1);
     const int4* const wq = dt.wq;
     const float *const wsc = dt.wsc, *const wd1 = dt.wd1, *const wm = dt.wm;
-    // q8_K activations: a stage lies inside one 256-element record, so every chunk's scale d
-    // is the record's; the formats without offsets (q6_K, iq4_xs) need no code sum, so the
-    // pair {d, sum} of every chunk is one load of d per activation row and stage.
-    constexpr bool kStageD = Act == kGemmAct_q8_K && !MIN;
+    // The activation rows' scales. q8_K: a stage lies inside one 256-element record, so
+    // every chunk's d is the record's, one load per activation row and stage; q8_1: each
+    // chunk's d. The code sums (offset formats: q4_K, q5_K) per chunk, from their own run
+    // (H200, M = 512: q4_K 155 -> 167 TOPS, q5_K 141.5 -> 147.5 against a load of the pair
+    // {d, sum} per chunk; the same loads from the pairs' layout gave q4_K only 151.5).
+    constexpr bool kStageD = Act == kGemmAct_q8_K;
+    const Tile* xs = reinterpret_cast<const Tile*>(xr);
     float xdh[4][2];
     if constexpr (kStageD) {
-      const Tile* xs = reinterpret_cast<const Tile*>(xr);
 #pragma unroll
       for (int bt = 0; bt < 4; ++bt)
 #pragma unroll
@@ -493,6 +505,15 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
     QG_UNROLL_REGS_BY(kUnroll)
     for (int j = 0; j < S; ++j) {
       if (j < jlo || j >= jhi) continue;
+      float xd[4][2], xq[4][2];
+#pragma unroll
+      for (int bt = 0; bt < 4; ++bt)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          const int* row = xs[gm + 8 * bt + 2 * t + c];
+          xd[bt][c] = kStageD ? xdh[bt][c] : __int_as_float(row[8 * S + j]);
+          xq[bt][c] = MIN ? __int_as_float(row[9 * S + j]) : 0.f;
+        }
       int af[2][4], bf[4][2];
       float4 wsv[2];
       float2 wd1v[2], wmv[2];
@@ -509,24 +530,11 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
         if constexpr (SPC == 2) wd1v[at] = reinterpret_cast<const float2*>(wd1)[si];
         if constexpr (MIN) wmv[at] = reinterpret_cast<const float2*>(wm)[si];
       }
-      float xd[4][2], xq[4][2];
-      const Tile* xs = reinterpret_cast<const Tile*>(xr);
 #pragma unroll
       for (int bt = 0; bt < 4; ++bt) {
         const int2 v = *reinterpret_cast<const int2*>(&xs[gm + 8 * bt + g][8 * j + 2 * t]);
         bf[bt][0] = v.x;  // X[row][4t..4t+3]
         bf[bt][1] = v.y;  // X[row][16+4t..]
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          if constexpr (kStageD) {
-            xd[bt][c] = xdh[bt][c];
-            xq[bt][c] = 0.f;  // unused (no offsets)
-          } else {
-            const float2 sc = *reinterpret_cast<const float2*>(&xs[gm + 8 * bt + 2 * t + c][8 * S + 2 * j]);  // {d, code sum}
-            xd[bt][c] = sc.x;
-            xq[bt][c] = sc.y;
-          }
-        }
       }
 #pragma unroll
       for (int at = 0; at < 2; ++at)
@@ -619,12 +627,12 @@ static __global__ void gemm_split_reduce(const float* __restrict__ partial, floa
   }
 }
 
-// a.xq -> a.xpack (gemm_pack_acts), for a.m rows.
-inline void gemm_pack(const GemmArgs& a, int act, gpuStream_t s) {
+// a.xq -> a.xpack (gemm_pack_acts), for a.m rows, in the order W's codes come in.
+template <class W, int Act>
+void gemm_pack(const GemmArgs& a, gpuStream_t s) {
   const int64_t threads = a.m * ((a.k / 32 + kGemmStage - 1) / kGemmStage) * kGemmStage;
   const unsigned blocks = unsigned((threads + 255) / 256);
-  if (act == kGemmAct_q8_1) gemm_pack_acts<kGemmAct_q8_1><<<blocks, 256, 0, s>>>(a.xq, a.xpack, a.m, a.k);
-  else gemm_pack_acts<kGemmAct_q8_K><<<blocks, 256, 0, s>>>(a.xq, a.xpack, a.m, a.k);
+  gemm_pack_acts<Act, W::kPermX><<<blocks, 256, 0, s>>>(a.xq, a.xpack, a.m, a.k);
 }
 
 // Launch of one instance with its shared memory (on CUDA dynamic, above the static 48 KiB
@@ -645,7 +653,7 @@ template <class W, int Act, int Mut>
 void launch_gemm(const GemmArgs& a, void* stream) {
   if (a.m <= 0 || a.n <= 0) return;
   const gpuStream_t s = static_cast<gpuStream_t>(stream);
-  gemm_pack(a, Act, s);
+  gemm_pack<W, Act>(a, s);
   const dim3 grid(unsigned((a.n + kGemmBN - 1) / kGemmBN), unsigned((a.m + kGemmBM - 1) / kGemmBM), unsigned(a.splits));
   gemm_launch_kernel<W, Act, Mut, false>(grid, a, s);
   if (a.splits > 1) {

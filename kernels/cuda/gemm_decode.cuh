@@ -1,5 +1,6 @@
 // Whole-chunk weight decoders of the prefill GEMM (gemm.cuh): the 32 codes of one 32-element
-// chunk as 8 packed ints (int e holds elements 4e..4e+3, lowest first) and the chunk's
+// chunk as 8 packed ints (int e holds elements 4e..4e+3, lowest first; the 16-entry lookup
+// formats in the nibble order, kPermX below) and the chunk's
 // sub-block scales and offsets as f32, from word loads and byte-wise integer arithmetic
 // instead of one formats.cuh code() call per element. Each gives exactly what the generic
 // path gives (BlockWeights<F>::chunk: F::code per element, (float)F::dsub / F::msub):
@@ -9,7 +10,8 @@
 // Gated with the GEMM by its properties (random_blocks: every code and scale pattern).
 // Alignment: the weight rows start at multiples of the block size from a base aligned to
 // 4 bytes (every device buffer is); q4_K / q5_K / iq4_xs read 4-byte words, q4_0 / q8_0 /
-// q6_K (blocks of 18, 34, 210 bytes) 2-byte halves, mxfp4 (17 bytes) single bytes.
+// q6_K (blocks of 18, 34, 210 bytes) 2-byte halves, mxfp4 (17 bytes) the aligned words
+// around the block (up to 3 bytes past it: still the raw stage's row, gemm.cuh GemmGeom).
 #pragma once
 #include "kernels/cuda/formats.cuh"
 
@@ -31,16 +33,27 @@ QG_DEV int gemm_sub_bytes(uint32_t v) {
   return int((v + k) ^ 0x80808080u);
 }
 
+// What a decoder needs besides the block, built once per kernel from the device tables:
+// nothing for most formats.
+struct NoLut {
+  QG_DEV explicit NoLut(const IqTables&) {}
+};
+// A decoder whose codes are in the chunk's element order (kPermX false) and needs no table.
+struct FastPlain {
+  static constexpr bool ok = true, kPermX = false;
+  using Lut = NoLut;
+};
+
 // No fast decoder: BlockWeights uses F::code per element.
 template <class F>
 struct FastChunk {
-  static constexpr bool ok = false;
+  static constexpr bool ok = false, kPermX = false;
+  using Lut = NoLut;
 };
 
 template <>
-struct FastChunk<Fmt_q4_0> {  // {f16 d; u8 qs[16]}: element l < 16 low nibble of qs[l], else high of qs[l-16]
-  static constexpr bool ok = true;
-  QG_DEV static void decode(const uint8_t* b, int, int (&q)[8], float (&ds)[1], float (&ms)[1], const IqTables&) {
+struct FastChunk<Fmt_q4_0> : FastPlain {  // {f16 d; u8 qs[16]}: element l < 16 low nibble of qs[l], else high of qs[l-16]
+  QG_DEV static void decode(const uint8_t* b, int, int (&q)[8], float (&ds)[1], float (&ms)[1], const NoLut&) {
 #pragma unroll
     for (int w = 0; w < 4; ++w) {
       const uint32_t v = gemm_u32_2(b + 2 + 4 * w);
@@ -53,9 +66,8 @@ struct FastChunk<Fmt_q4_0> {  // {f16 d; u8 qs[16]}: element l < 16 low nibble o
 };
 
 template <>
-struct FastChunk<Fmt_q8_0> {  // {f16 d; i8 qs[32]}
-  static constexpr bool ok = true;
-  QG_DEV static void decode(const uint8_t* b, int, int (&q)[8], float (&ds)[1], float (&ms)[1], const IqTables&) {
+struct FastChunk<Fmt_q8_0> : FastPlain {  // {f16 d; i8 qs[32]}
+  QG_DEV static void decode(const uint8_t* b, int, int (&q)[8], float (&ds)[1], float (&ms)[1], const NoLut&) {
 #pragma unroll
     for (int w = 0; w < 8; ++w) q[w] = int(gemm_u32_2(b + 2 + 4 * w));
     ds[0] = gemm_f16_to_f32(*reinterpret_cast<const uint16_t*>(b));
@@ -66,9 +78,8 @@ struct FastChunk<Fmt_q8_0> {  // {f16 d; i8 qs[32]}
 // q4_K / q5_K: chunk c of the super-block is sub-block c; its low nibbles are qs[32(c/2) + l]
 // (low half for even c, high for odd), q5_K's fifth bit is bit c of qh[l].
 template <class F>
-struct FastQ45K {
-  static constexpr bool ok = true;
-  QG_DEV static void decode(const uint8_t* b, int c, int (&q)[8], float (&ds)[1], float (&ms)[1], const IqTables&) {
+struct FastQ45K : FastPlain {
+  QG_DEV static void decode(const uint8_t* b, int c, int (&q)[8], float (&ds)[1], float (&ms)[1], const NoLut&) {
     const uint8_t* qs = b + F::QS + 32 * (c >> 1);
     const int sh = 4 * (c & 1);
 #pragma unroll
@@ -88,9 +99,8 @@ template <>
 struct FastChunk<Fmt_q5_K> : FastQ45K<Fmt_q5_K> {};
 
 template <>
-struct FastChunk<Fmt_q6_K> {  // {u8 ql[128]; u8 qh[64]; i8 scales[16]; f16 d}; chunk c: h = c/4, r = c%4
-  static constexpr bool ok = true;
-  QG_DEV static void decode(const uint8_t* b, int c, int (&q)[8], float (&ds)[2], float (&ms)[2], const IqTables&) {
+struct FastChunk<Fmt_q6_K> : FastPlain {  // {u8 ql[128]; u8 qh[64]; i8 scales[16]; f16 d}; chunk c: h = c/4, r = c%4
+  QG_DEV static void decode(const uint8_t* b, int c, int (&q)[8], float (&ds)[2], float (&ms)[2], const NoLut&) {
     const int h = c >> 2, r = c & 3;
     const uint8_t* ql = b + 64 * h + 32 * (r & 1);
     const uint8_t* qh = b + 128 + 32 * h;
@@ -109,38 +119,52 @@ struct FastChunk<Fmt_q6_K> {  // {u8 ql[128]; u8 qh[64]; i8 scales[16]; f16 d}; 
   }
 };
 
-// 4 codes from a 16-entry int8 table t[0..15] (packed 4 per word, t0 = entries 0..3) at the
-// 4 indices n (one per byte, 0..15): two byte selects over entries 0..7 and 8..15 with the
-// low 3 index bits as selector nibbles, then bit 3 of each index picks between them.
-QG_DEV int gemm_lookup16(uint32_t n, uint32_t t0, uint32_t t1, uint32_t t2, uint32_t t3) {
-  const uint32_t x = n & 0x07070707u, y = x | (x >> 4);  // byte 0 of y: n0 | n1 << 4, byte 2: n2 | n3 << 4
-  const uint32_t sel = (y & 0xFFu) | ((y >> 8) & 0xFF00u);
-  const uint32_t lo = qg_byte_perm(t0, t1, sel), hi = qg_byte_perm(t2, t3, sel);
-  const uint32_t m = ((n >> 3) & 0x01010101u) * 0xFFu;
-  return int((lo & ~m) | (hi & m));
+// The 16-entry lookup formats (mxfp4, iq4_xs), as the mat-vec decodes them (matvec.cuh
+// ChunkDecoder): each half of the table an 8-entry lookup of magnitudes (formats.cuh
+// SplitLut) that gives 0 for the other half's codes (qg_lut8z), and a code is its plus part
+// minus its minus part. The selector is the word of packed nibbles itself,
+// so the codes come in the nibble order: int 2i holds elements 4i, 16+4i, 4i+1, 16+4i+1 and
+// int 2i+1 elements 4i+2, 16+4i+2, 4i+3, 16+4i+3 of the chunk (kPermX: the repacked
+// activations are permuted the same way, gemm_pack_acts, so every product pairs the same
+// weight and activation codes and the integer sums are the same).
+// The 4 codes of the selector nibbles s (low 16 bits) and x = s ^ 0x8888 as signed bytes:
+// p - n in each byte, where at most one of the plus part p and minus part n is nonzero and
+// both are < 128 (no borrow leaves a byte: 128 + p - n is in 1..255).
+template <bool LoPlus>
+QG_DEV int gemm_split_lookup(uint32_t s, uint32_t x, const SplitLut& l) {
+  const uint32_t lo = qg_lut8z(l.m[0], l.m[1], s), hi = qg_lut8z(l.m[2], l.m[3], x);
+  const uint32_t p = LoPlus ? lo : hi, n = LoPlus ? hi : lo;
+  return int(((p | 0x80808080u) - n) ^ 0x80808080u);
 }
-// The q4_0 nibble order (element l < 16: low nibble of byte l, else high nibble of byte
-// l - 16) through a 16-entry table: 16 code bytes in 4 words w -> 8 ints.
-QG_DEV void gemm_nibbles16(const uint32_t (&w)[4], uint32_t t0, uint32_t t1, uint32_t t2, uint32_t t3, int (&q)[8]) {
+// The 16 codes of 16 bytes of nibbles (4 words w) in the nibble order.
+template <bool LoPlus>
+QG_DEV void gemm_split_nibbles(const uint32_t (&w)[4], const SplitLut& l, int (&q)[8]) {
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
-    q[i] = gemm_lookup16(w[i] & 0x0F0F0F0Fu, t0, t1, t2, t3);
-    q[4 + i] = gemm_lookup16((w[i] >> 4) & 0x0F0F0F0Fu, t0, t1, t2, t3);
+    const uint32_t x = w[i] ^ 0x88888888u;
+    q[2 * i] = gemm_split_lookup<LoPlus>(w[i], x, l);
+    q[2 * i + 1] = gemm_split_lookup<LoPlus>(w[i] >> 16, x >> 16, l);
   }
 }
 
 template <>
 struct FastChunk<Fmt_mxfp4> {  // {e8m0 e; u8 qs[16]}: codes twice the E2M1 values, dsub = 2^(e - 128)
-  static constexpr bool ok = true;
-  QG_DEV static void decode(const uint8_t* b, int, int (&q)[8], float (&ds)[1], float (&ms)[1], const IqTables&) {
-    uint32_t w[4];
+  static constexpr bool ok = true, kPermX = true;
+  struct Lut : SplitLut {
+    QG_DEV explicit Lut(const IqTables&) : SplitLut(split_lut_mxfp4()) {}
+  };
+  QG_DEV static void decode(const uint8_t* b, int, int (&q)[8], float (&ds)[1], float (&ms)[1], const Lut& l) {
+    // 17-byte blocks at any byte offset: the 16 code bytes as 4 funnel shifts of 5 aligned words
+    const uint32_t* a = reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(b) & ~uintptr_t(3));
+    const uint32_t sh = 8 * uint32_t(reinterpret_cast<uintptr_t>(b) & 3);
+    uint32_t v[5], w[4];
 #pragma unroll
-    for (int i = 0; i < 4; ++i)  // 17-byte blocks: byte loads
-      w[i] = uint32_t(b[1 + 4 * i]) | (uint32_t(b[2 + 4 * i]) << 8) | (uint32_t(b[3 + 4 * i]) << 16) |
-             (uint32_t(b[4 + 4 * i]) << 24);
-    // 0, 1, 2, 3, 4, 6, 8, 12, then the same negated
-    gemm_nibbles16(w, 0x03020100u, 0x0C080604u, 0xFDFEFF00u, 0xF4F8FAFCu, q);
-    const uint32_t e = b[0];  // 2^(e-128): f32 exponent field e - 1, or the subnormals 2^-127, 2^-128
+    for (int i = 0; i < 5; ++i) v[i] = a[i];
+    const uint32_t e = qg_funnel_rc(v[0], v[1], sh) & 0xFFu;  // byte 0
+#pragma unroll
+    for (int i = 0; i < 4; ++i) w[i] = qg_funnel_rc(v[i], v[i + 1], sh + 8);  // bytes 1 + 4i .. 4 + 4i (sh + 8 <= 32)
+    gemm_split_nibbles<true>(w, l, q);
+    // 2^(e-128): f32 exponent field e - 1, or the subnormals 2^-127, 2^-128
     ds[0] = __uint_as_float(e >= 2 ? (e - 1) << 23 : 0x00200000u << e);
     ms[0] = 0.f;
   }
@@ -148,13 +172,15 @@ struct FastChunk<Fmt_mxfp4> {  // {e8m0 e; u8 qs[16]}: codes twice the E2M1 valu
 
 template <>
 struct FastChunk<Fmt_iq4_xs> {  // {f16 d; u16 scales_h; u8 scales_l[4]; u8 qs[128]}; chunk c = sub-block c
-  static constexpr bool ok = true;
-  QG_DEV static void decode(const uint8_t* b, int c, int (&q)[8], float (&ds)[1], float (&ms)[1], const IqTables& t) {
-    const uint32_t* tv = reinterpret_cast<const uint32_t*>(t.iq4nl);  // the 16 values, 4-byte aligned (own buffer)
+  static constexpr bool ok = true, kPermX = true;
+  struct Lut : SplitLut {
+    QG_DEV explicit Lut(const IqTables& t) : SplitLut(split_lut_iq4nl(t)) {}
+  };
+  QG_DEV static void decode(const uint8_t* b, int c, int (&q)[8], float (&ds)[1], float (&ms)[1], const Lut& l) {
     uint32_t w[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) w[i] = gemm_u32_4(b + 8 + 16 * c + 4 * i);
-    gemm_nibbles16(w, tv[0], tv[1], tv[2], tv[3], q);
+    gemm_split_nibbles<false>(w, l, q);
     const uint32_t h = gemm_u32_4(b);  // d | scales_h << 16
     const uint32_t ls = ((uint32_t(b[4 + (c >> 1)]) >> (4 * (c & 1))) & 15u) | (((h >> (16 + 2 * c)) & 3u) << 4);
     ds[0] = gemm_f16_to_f32(h & 0xFFFFu) * float(int(ls) - 32);  // exact: 11 x 6 bits

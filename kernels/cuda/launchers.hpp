@@ -37,8 +37,8 @@ struct GemmArgs {
   const uint8_t* w = nullptr;   // block formats: n rows of k/QK blocks
   const uint8_t* xq = nullptr;  // m rows of q8_1 / q8_K blocks (quantize_*)
   // Scratch the launcher repacks xq into (gemm.cuh gemm_pack_acts): per row, per group of
-  // kGemmStage chunks, the group's codes in the tile's order then its {f32 d, f32 code sum}
-  // pairs; gemm_xpack_bytes(m, k) bytes, allocated by the caller, 16-byte aligned.
+  // kGemmStage chunks, the group's codes in the tile's order, then its chunks' f32 d, then
+  // their f32 code sums; gemm_xpack_bytes(m, k) bytes, allocated by the caller, 16-byte aligned.
   uint8_t* xpack = nullptr;
   float* y = nullptr;           // m rows of n, row stride ldy
   float* partial = nullptr;     // splits x m x n (splits > 1)

@@ -216,7 +216,7 @@ struct ChunkDecoder {
   static constexpr bool kFast = kMvFast<F> && (Mut != kMutCrossedLanes || std::is_same_v<F, Fmt_q4_0>);
   // The 16-entry lookup formats leave their codes in the byte order of the nibbles (wq[2i]:
   // elements 4i, 16+4i, 4i+1, 16+4i+1; wq[2i+1]: 4i+2, 16+4i+2, 4i+3, 16+4i+3) and the
-  // caller permutes the chunk's activation ints the same way once (permute_x), shared by
+  // caller permutes the chunk's activation ints the same way once (split_lut_order), shared by
   // the block's weight rows: the same products, so the same integer sums.
   static constexpr bool kPermX = kFast && (std::is_same_v<F, Fmt_mxfp4> || std::is_same_v<F, Fmt_iq4_xs>);
   // They also split each code into a plus and a minus part (kSplit): in both tables the codes
@@ -233,32 +233,13 @@ struct ChunkDecoder {
   // wq (kOdd16: the chunk's sum is shifted by 4 (c8 & 1)).
   static constexpr bool kHigh16 = kFast && std::is_same_v<F, Fmt_q4_0> && Mut != kMutCrossedLanes;
   static constexpr bool kOdd16 = kFast && std::is_same_v<F, Fmt_q4_K>;
-  QG_DEV static void permute_x(int (&xv)[8]) {
-    int p[8];
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      p[2 * i] = int(qg_byte_perm(uint32_t(xv[i]), uint32_t(xv[i + 4]), 0x5140u));
-      p[2 * i + 1] = int(qg_byte_perm(uint32_t(xv[i]), uint32_t(xv[i + 4]), 0x7362u));
-    }
-#pragma unroll
-    for (int e = 0; e < 8; ++e) xv[e] = p[e];
-  }
   uint32_t tb[4];  // kSplit: the magnitudes of codes 0..7 (tb[0], tb[1]) and 8..15 (tb[2], tb[3])
   QG_DEV explicit ChunkDecoder(const IqTables& t) {
-    if constexpr (std::is_same_v<F, Fmt_mxfp4>) {  // twice the E2M1 magnitude: 0 1 2 3 4 6 8 12, both signs
-      tb[0] = tb[2] = 0x03020100u, tb[1] = tb[3] = 0x0C080604u;
-    } else if constexpr (std::is_same_v<F, Fmt_iq4_xs>) {  // -127 .. -10, then 1 .. 113
+    SplitLut l{{0, 0, 0, 0}};
+    if constexpr (std::is_same_v<F, Fmt_mxfp4>) l = split_lut_mxfp4();
+    else if constexpr (std::is_same_v<F, Fmt_iq4_xs>) l = split_lut_iq4nl(t);
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        uint32_t v = 0;
-#pragma unroll
-        for (int b = 0; b < 4; ++b) v |= uint32_t(uint8_t(i < 2 ? -t.iq4nl[4 * i + b] : t.iq4nl[4 * i + b])) << (8 * b);
-        tb[i] = v;
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < 4; ++i) tb[i] = 0;
-    }
+    for (int i = 0; i < 4; ++i) tb[i] = l.m[i];
   }
   // The 8 code words of a nibble word q (kSplit): plus and minus parts, in nibble order.
   QG_DEV void split_word(uint32_t q, int (&wq)[8], int (&wn)[8], int e) const {
@@ -480,7 +461,7 @@ __global__ void __launch_bounds__(kMatvecThreads, QG_MIN_BLOCKS(5))  // sm_90: <
       int xv[8];
 #pragma unroll
       for (int e = 0; e < 8; ++e) xv[e] = reinterpret_cast<const int*>(xb)[e];  // 4-byte aligned
-      if constexpr (D::kPermX) D::permute_x(xv);
+      if constexpr (D::kPermX) split_lut_order(xv);
       // code sums of the activations per sub-block: the offset formats' msub term, and the
       // zero-point of codes the decoder leaves unsigned (D::kBias: isum = sum (q - bias) x
       // = sum q x - bias * sum x, the same integer)

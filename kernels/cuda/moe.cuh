@@ -66,8 +66,9 @@ void launch_moe_gemm(const GemmArgs& a, int experts, const int32_t* ids, int32_t
   b.splits = 1;
   b.split_chunks = a.k / 32;
   const dim3 grid(unsigned((a.n + kGemmBN - 1) / kGemmBN), unsigned((slots + kGemmBM - 1) / kGemmBM), unsigned(experts));
-  gemm_pack(b, Act == kAct_q8_1 ? kGemmAct_q8_1 : kGemmAct_q8_K, s);
-  gemm_launch_kernel<BlockWeights<F>, Act == kAct_q8_1 ? kGemmAct_q8_1 : kGemmAct_q8_K, kGemmMutNone, true>(grid, b, s);
+  constexpr int GAct = Act == kAct_q8_1 ? kGemmAct_q8_1 : kGemmAct_q8_K;
+  gemm_pack<BlockWeights<F>, GAct>(b, s);
+  gemm_launch_kernel<BlockWeights<F>, GAct, kGemmMutNone, true>(grid, b, s);
 }
 
 }  // namespace qgate::cuk
