@@ -10,8 +10,8 @@
 // Gated with the GEMM by its properties (random_blocks: every code and scale pattern).
 // Alignment: the weight rows start at multiples of the block size from a base aligned to
 // 4 bytes (every device buffer is); q4_K / q5_K / iq4_xs read 4-byte words, q4_0 / q8_0 /
-// q6_K (blocks of 18, 34, 210 bytes) 2-byte halves, mxfp4 (17 bytes) the aligned words
-// around the block (up to 3 bytes past it: still the raw stage's row, gemm.cuh GemmGeom).
+// q6_K / mxfp4 (blocks of 18, 34, 210, 17 bytes) the aligned words around the fields
+// (gemm_words).
 #pragma once
 #include "kernels/cuda/formats.cuh"
 
@@ -20,11 +20,19 @@ namespace qgate::cuk {
 // IEEE binary16 bits (the low 16 of h) -> the same value as f32, exactly (the hardware
 // conversion: normal and subnormal values exact, infinities kept, NaN stays NaN).
 QG_DEV float gemm_f16_to_f32(uint32_t h) { return qg_f16_bits_to_float((unsigned short)(h & 0xFFFFu)); }
-QG_DEV uint32_t gemm_u32_2(const uint8_t* p) {  // 4 bytes at a 2-byte aligned address
-  const uint16_t* h = reinterpret_cast<const uint16_t*>(p);
-  return uint32_t(h[0]) | (uint32_t(h[1]) << 16);
-}
 QG_DEV uint32_t gemm_u32_4(const uint8_t* p) { return *reinterpret_cast<const uint32_t*>(p); }
+// The N aligned words of shared memory from p rounded down to 4 (v[i] at (p & ~3) + 4 i),
+// and the bit offset of p in the first: bytes p + o .. p + o + 3 are then
+// qg_funnel_rc(v[i], v[i + 1], sh + 8 (o - 4 i)) for any o with the shift in 0..32 -- blocks
+// at any byte offset read in one load per word instead of one per byte or half (the last word
+// may pass the block by up to 3 bytes: still the raw stage, gemm.cuh GemmGeom).
+template <int N>
+QG_DEV uint32_t gemm_words(const uint8_t* p, uint32_t (&v)[N]) {
+  const uint32_t* a = reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t(3));
+#pragma unroll
+  for (int i = 0; i < N; ++i) v[i] = a[i];
+  return 8 * uint32_t(reinterpret_cast<uintptr_t>(p) & 3);
+}
 // v - o in every byte, for bytes v in 0..255-(128-o) (no borrow crosses a byte): the
 // signed codes of offset formats (o = 8 for q4_0, 32 for q6_K).
 template <int O>
@@ -54,13 +62,15 @@ struct FastChunk {
 template <>
 struct FastChunk<Fmt_q4_0> : FastPlain {  // {f16 d; u8 qs[16]}: element l < 16 low nibble of qs[l], else high of qs[l-16]
   QG_DEV static void decode(const uint8_t* b, int, int (&q)[8], float (&ds)[1], float (&ms)[1], const NoLut&) {
+    uint32_t v[5];
+    const uint32_t sh = gemm_words(b, v);  // b is 2-byte aligned: sh + 16 <= 32
 #pragma unroll
     for (int w = 0; w < 4; ++w) {
-      const uint32_t v = gemm_u32_2(b + 2 + 4 * w);
-      q[w] = gemm_sub_bytes<8>(v & 0x0F0F0F0Fu);
-      q[4 + w] = gemm_sub_bytes<8>((v >> 4) & 0x0F0F0F0Fu);
+      const uint32_t x = qg_funnel_rc(v[w], v[w + 1], sh + 16);  // bytes 2 + 4w .. 5 + 4w
+      q[w] = gemm_sub_bytes<8>(x & 0x0F0F0F0Fu);
+      q[4 + w] = gemm_sub_bytes<8>((x >> 4) & 0x0F0F0F0Fu);
     }
-    ds[0] = gemm_f16_to_f32(*reinterpret_cast<const uint16_t*>(b));
+    ds[0] = gemm_f16_to_f32(qg_funnel_rc(v[0], v[1], sh));
     ms[0] = 0.f;
   }
 };
@@ -68,9 +78,11 @@ struct FastChunk<Fmt_q4_0> : FastPlain {  // {f16 d; u8 qs[16]}: element l < 16 
 template <>
 struct FastChunk<Fmt_q8_0> : FastPlain {  // {f16 d; i8 qs[32]}
   QG_DEV static void decode(const uint8_t* b, int, int (&q)[8], float (&ds)[1], float (&ms)[1], const NoLut&) {
+    uint32_t v[9];
+    const uint32_t sh = gemm_words(b, v);  // b is 2-byte aligned: sh + 16 <= 32
 #pragma unroll
-    for (int w = 0; w < 8; ++w) q[w] = int(gemm_u32_2(b + 2 + 4 * w));
-    ds[0] = gemm_f16_to_f32(*reinterpret_cast<const uint16_t*>(b));
+    for (int w = 0; w < 8; ++w) q[w] = int(qg_funnel_rc(v[w], v[w + 1], sh + 16));  // bytes 2 + 4w .. 5 + 4w
+    ds[0] = gemm_f16_to_f32(qg_funnel_rc(v[0], v[1], sh));
     ms[0] = 0.f;
   }
 };
@@ -102,12 +114,12 @@ template <>
 struct FastChunk<Fmt_q6_K> : FastPlain {  // {u8 ql[128]; u8 qh[64]; i8 scales[16]; f16 d}; chunk c: h = c/4, r = c%4
   QG_DEV static void decode(const uint8_t* b, int c, int (&q)[8], float (&ds)[2], float (&ms)[2], const NoLut&) {
     const int h = c >> 2, r = c & 3;
-    const uint8_t* ql = b + 64 * h + 32 * (r & 1);
-    const uint8_t* qh = b + 128 + 32 * h;
+    uint32_t vl[9], vh[9];  // the 32 low-nibble bytes at ql, the 32 high-bit bytes at qh
+    const uint32_t sl = gemm_words(b + 64 * h + 32 * (r & 1), vl), shh = gemm_words(b + 128 + 32 * h, vh);
 #pragma unroll
     for (int w = 0; w < 8; ++w) {
-      const uint32_t lo = (gemm_u32_2(ql + 4 * w) >> (4 * (r >> 1))) & 0x0F0F0F0Fu;
-      const uint32_t hi = (gemm_u32_2(qh + 4 * w) >> (2 * r)) & 0x03030303u;
+      const uint32_t lo = (qg_funnel_rc(vl[w], vl[w + 1], sl) >> (4 * (r >> 1))) & 0x0F0F0F0Fu;
+      const uint32_t hi = (qg_funnel_rc(vh[w], vh[w + 1], shh) >> (2 * r)) & 0x03030303u;
       q[w] = gemm_sub_bytes<32>(lo | (hi << 4));
     }
     const float d = gemm_f16_to_f32(*reinterpret_cast<const uint16_t*>(b + 208));
@@ -154,12 +166,8 @@ struct FastChunk<Fmt_mxfp4> {  // {e8m0 e; u8 qs[16]}: codes twice the E2M1 valu
     QG_DEV explicit Lut(const IqTables&) : SplitLut(split_lut_mxfp4()) {}
   };
   QG_DEV static void decode(const uint8_t* b, int, int (&q)[8], float (&ds)[1], float (&ms)[1], const Lut& l) {
-    // 17-byte blocks at any byte offset: the 16 code bytes as 4 funnel shifts of 5 aligned words
-    const uint32_t* a = reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(b) & ~uintptr_t(3));
-    const uint32_t sh = 8 * uint32_t(reinterpret_cast<uintptr_t>(b) & 3);
     uint32_t v[5], w[4];
-#pragma unroll
-    for (int i = 0; i < 5; ++i) v[i] = a[i];
+    const uint32_t sh = gemm_words(b, v);  // 17-byte blocks: any byte offset
     const uint32_t e = qg_funnel_rc(v[0], v[1], sh) & 0xFFu;  // byte 0
 #pragma unroll
     for (int i = 0; i < 4; ++i) w[i] = qg_funnel_rc(v[i], v[i + 1], sh + 8);  // bytes 1 + 4i .. 4 + 4i (sh + 8 <= 32)
