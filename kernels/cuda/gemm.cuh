@@ -356,13 +356,12 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
       for (int u = 0; u < G::XCOPY; ++u) {
         const uint32_t o = moe ? xsrc[u * kGemmThreads + tid] : xo[moe ? 0 : u];
         if (o == ~0u) continue;
-        uint8_t* dst = xr + 16 * (tid + kGemmThreads * u);
         const uint8_t* src = xg + uint64_t(o) * 16;
         if constexpr (kAsync) {
           qg_async_copy16_at(xsref + (x % G::STAGES) * G::RAW + 16 * kGemmThreads * u, src);
         } else {
           hold[u] = *reinterpret_cast<const uint4*>(src);
-          hdst[u] = dst;
+          hdst[u] = xr + 16 * (tid + kGemmThreads * u);
         }
       }
     }

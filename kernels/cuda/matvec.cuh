@@ -233,19 +233,19 @@ struct ChunkDecoder {
   // wq (kOdd16: the chunk's sum is shifted by 4 (c8 & 1)).
   static constexpr bool kHigh16 = kFast && std::is_same_v<F, Fmt_q4_0> && Mut != kMutCrossedLanes;
   static constexpr bool kOdd16 = kFast && std::is_same_v<F, Fmt_q4_K>;
-  uint32_t tb[4];  // kSplit: the magnitudes of codes 0..7 (tb[0], tb[1]) and 8..15 (tb[2], tb[3])
-  QG_DEV explicit ChunkDecoder(const IqTables& t) {
-    SplitLut l{{0, 0, 0, 0}};
-    if constexpr (std::is_same_v<F, Fmt_mxfp4>) l = split_lut_mxfp4();
-    else if constexpr (std::is_same_v<F, Fmt_iq4_xs>) l = split_lut_iq4nl(t);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) tb[i] = l.m[i];
+  // kSplit: the magnitudes of codes 0..7 (tb.m[0], tb.m[1]) and 8..15 (tb.m[2], tb.m[3])
+  QG_DEV static SplitLut split_table(const IqTables& t) {
+    if constexpr (std::is_same_v<F, Fmt_mxfp4>) return split_lut_mxfp4();
+    else if constexpr (std::is_same_v<F, Fmt_iq4_xs>) return split_lut_iq4nl(t);
+    else return SplitLut{{0, 0, 0, 0}};
   }
+  const SplitLut tb;
+  QG_DEV explicit ChunkDecoder(const IqTables& t) : tb(split_table(t)) {}
   // The 8 code words of a nibble word q (kSplit): plus and minus parts, in nibble order.
   QG_DEV void split_word(uint32_t q, int (&wq)[8], int (&wn)[8], int e) const {
     const uint32_t x = q ^ 0x88888888u;  // codes 8..15 read as 0..7, codes 0..7 as zero
-    const uint32_t a0 = qg_lut8z(tb[0], tb[1], q), a1 = qg_lut8z(tb[0], tb[1], q >> 16);
-    const uint32_t b0 = qg_lut8z(tb[2], tb[3], x), b1 = qg_lut8z(tb[2], tb[3], x >> 16);
+    const uint32_t a0 = qg_lut8z(tb.m[0], tb.m[1], q), a1 = qg_lut8z(tb.m[0], tb.m[1], q >> 16);
+    const uint32_t b0 = qg_lut8z(tb.m[2], tb.m[3], x), b1 = qg_lut8z(tb.m[2], tb.m[3], x >> 16);
     constexpr bool lo_plus = std::is_same_v<F, Fmt_mxfp4>;
     wq[2 * e] = int(lo_plus ? a0 : b0), wq[2 * e + 1] = int(lo_plus ? a1 : b1);
     wn[2 * e] = int(lo_plus ? b0 : a0), wn[2 * e + 1] = int(lo_plus ? b1 : a1);
