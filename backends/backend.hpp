@@ -18,7 +18,7 @@ Availability probe_backend(BackendId b);
 inline Availability probe_kernel(const KernelInfo& k) {
   Availability a = probe_backend(k.backend);
   if (a.available && k.unavailable)
-    if (const char* why = k.unavailable()) return {false, why};
+    if (const char* why = k.unavailable(k)) return {false, why};
   return a;
 }
 inline constexpr BackendId kAllBackends[] = {BackendId::cpu, BackendId::vulkan, BackendId::cuda, BackendId::hip};

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The CUDA run on the GPU machine (shared/docs/DEVICE.md, docs/CUDA.md): binaries built here
 # for sm_90 and copied into build-cuda-device/ (ci/cuda.sh --pack BUILD_DIR), run there.
-#   ci/cuda.sh --pack build/h-cuda     here: stripped test binaries, qgate, qgate-mutants and
-#                                      the two shared libraries they load (Vulkan loader, libpng)
-#   ci/cuda.sh                         there: STEPS (default: quant mma props mutants gate probe)
+#   ci/cuda.sh --pack build/h-cuda     here: stripped test binaries, qgate, qgate-mutants, the
+#                                      example plugins (CUDA, engine-style CPU) and the two
+#                                      shared libraries they load (Vulkan loader, libpng)
+#   ci/cuda.sh                         there: STEPS (default: quant mma props mutants gate probe
+#                                      plugins: the example plugins through qgate gate --plugin)
 #   ci/cuda.sh --sanitize              there: the CUDA tests under compute-sanitizer memcheck,
 #                                      racecheck, initcheck and synccheck (SAN_TOOLS, SAN_FILTER)
 #   ci/cuda.sh --bench                 there: qgate bench --backend cuda (BENCH_ARGS)
@@ -30,7 +32,8 @@ pack() {  # pack DIR BUILD_DIR TARGET...: stripped binaries and the libraries th
 if [ "${1:-}" = "--pack" ]; then
   pack "$d" "${2:?usage: ci/cuda.sh --pack BUILD_DIR}" properties/qgate_property_tests_cuda \
     properties/qgate_mutant_tests_cuda kernels/qgate_quantize_act_tests_cuda kernels/qgate_mma_tests_cuda \
-    tools/qgate/qgate tools/qgate/qgate-mutants
+    tools/qgate/qgate tools/qgate/qgate-mutants examples/plugin_cuda/libqgate_plugin_cuda.so \
+    examples/plugin_v2/libqgate_plugin_engine.so
   exit $?
 fi
 if [ "${1:-}" = "--pack-qgate" ]; then
@@ -105,7 +108,23 @@ if [ "${1:-}" = "--bench" ]; then
   cat "$out/bench.txt"
   exit $status
 fi
-for s in ${STEPS:-quant mma props mutants gate probe}; do
+# The example plugins: their correct kernels must pass and each wrong one be rejected (the gate
+# exits 1); the verdict lines are the result.
+plugins() {
+  local rc=0
+  "$d/qgate" gate --plugin "$d/libqgate_plugin_cuda.so" > "$out/plugin_cuda.txt" 2>&1
+  [ $? -eq 1 ] || rc=1
+  "$d/qgate" gate --plugin "$d/libqgate_plugin_engine.so" --plugin-arg threads=8 > "$out/plugin_engine.txt" 2>&1
+  [ $? -eq 1 ] || rc=1
+  for f in "$out/plugin_cuda.txt" "$out/plugin_engine.txt"; do
+    grep -E "^  (PASS|FAIL|skipped) " "$f"
+    grep -qE "^  PASS (engine|cuda)_" "$f" || rc=1
+    grep -qE "^  FAIL (engine|cuda)_" "$f" && rc=1
+    grep -qE "^  PASS (wrong|stale)_" "$f" && rc=1
+  done
+  return $rc
+}
+for s in ${STEPS:-quant mma props mutants gate probe plugins}; do
   case $s in
     quant) step quantize_act_tests "$d/qgate_quantize_act_tests_cuda" --gtest_brief=1 ;;
     mma) step mma_tests "$d/qgate_mma_tests_cuda" --gtest_brief=1 ;;
@@ -113,6 +132,7 @@ for s in ${STEPS:-quant mma props mutants gate probe}; do
     mutants) step mutant_tests "$d/qgate_mutant_tests_cuda" --gtest_brief=1 ;;
     gate) step gate "$d/qgate" gate --backend cuda --quiet ;;
     probe) step probe "$d/qgate" probe replay --backend cuda --steps 64 ;;
+    plugins) step plugins plugins ;;
     cases) step write_cases bash -c "for m in ${CASE_MUTANTS:-}; do \"$d/qgate-mutants\" mutants --only \$m --write-cases \"$out/cases\" || exit 1; done" ;;
   esac
 done

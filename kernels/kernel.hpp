@@ -83,8 +83,11 @@ struct KernelInfo {
   FusedMath math;
   // Why this kernel cannot run on the device at hand though its backend can (a device
   // feature it needs, e.g. packed int8 dot products); nullptr = it can. Reported skipped.
-  const char* (*unavailable)() = nullptr;
+  const char* (*unavailable)(const KernelInfo& k) = nullptr;
   const void* device_code = nullptr;  // backend-specific (Vulkan: the vk::Shader)
+  // Kernels that run in a process of their own (plugins): ends it, so the next launch is
+  // the first of a fresh process (the stale-state property compares against that).
+  void (*restart)(const KernelInfo& k) = nullptr;
 };
 
 std::span<const KernelInfo> all_kernels();

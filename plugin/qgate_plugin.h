@@ -1,16 +1,25 @@
 /* qgate plugin ABI: how a shared library declares its kernels to `qgate gate --plugin lib.so`.
  *
- * Pure C (C99), no C++ type crosses the boundary. The library exports one function,
- * qgate_plugin_get (QGATE_PLUGIN_ENTRY names it), which hands qgate a table of kernel
- * descriptors. qgate never calls plugin code in its own process: it loads the library in
- * a child process, once to read the table and once per launch, under a watchdog
+ * Pure C (C99), no C++ type crosses the boundary. Two versions live here, each with its own
+ * entry symbol and types, both loaded by qgate:
+ *
+ *   version 2  qgate_plugin_v2_get (QGATE_PLUGIN_V2_ENTRY): one launch signature for every op
+ *              and backend (qgate_plugin_v2_call), device memory for CUDA / HIP kernels,
+ *              sessions (init / teardown, many launches in one process), configuration
+ *              arguments (--plugin-arg KEY=VALUE), the declared math engines use.
+ *   version 1  qgate_plugin_get (QGATE_PLUGIN_ENTRY): host pointers, CPU kernels; frozen.
+ *
+ * qgate looks for the version 2 entry first, then the version 1 entry. It never calls plugin
+ * code in its own process: a child process loads the library and reads its table, and one
+ * session process per kernel runs all of that kernel's launches, under a watchdog
  * (docs/PLUGINS.md).
  *
- * Versioning rule: QGATE_PLUGIN_ABI_VERSION changes whenever the layout or meaning of
- * anything in this header changes (a field, an enum value, a signature). There is no
- * minor version: qgate accepts a plugin only when the plugin was built for exactly the
- * version qgate speaks, and reports any other as a failure of that plugin. Enum values
- * are only ever appended; a plugin must not use values its header does not define.
+ * Versioning rule: what a version defines never changes meaning. Version 1 is frozen. The
+ * structs of version 2 start with their size as the plugin (or qgate) built them; fields are
+ * only ever appended at their end, and a reader uses a field only when the size covers it.
+ * Enum values are only ever appended; a plugin uses only values its header defines (qgate
+ * refuses a descriptor with a value it does not know). Anything else is a new version with
+ * a new entry symbol.
  */
 #ifndef QGATE_PLUGIN_H
 #define QGATE_PLUGIN_H
@@ -30,6 +39,10 @@ typedef enum qgate_plugin_op {
   QGATE_OP_DEQUANT = 0, /* y[N][K] = the weight's values, in out_type */
   QGATE_OP_MATMUL = 1   /* y[M][N] = x[M][K] . W^T (x: f32, row-major), in out_type */
 } qgate_plugin_op;
+/* Version 2 also knows (kernels of these ops are reported skipped with the reason until
+ * qgate launches them through the ABI): */
+#define QGATE_OP_GATE_UP 2    /* y[M][N/2] = silu(x W_gate^T) * (x W_up^T), W = [W_gate; W_up] (N rows) */
+#define QGATE_OP_MOE_MATMUL 3 /* indexed MoE: y[M*top_k][N/experts] = x[t] . W[ids[t*top_k + s]]^T */
 
 /* Where the kernel runs. ABI version 1 launches with host pointers; qgate reports kernels
  * of the other backends skipped with the reason until it hands device memory. */
@@ -43,10 +56,15 @@ typedef enum qgate_plugin_backend {
 /* How a matmul kernel quantizes its f32 activations before the dot product (part of the
  * declared math: the oracle emulates it exactly). See oracles/ops/precision.hpp. */
 typedef enum qgate_plugin_act_quant {
-  QGATE_ACT_NONE = 0,          /* activations used as f32 */
-  QGATE_ACT_Q8_1 = 1,          /* per 32: ggml q8_1 */
-  QGATE_ACT_Q8_K = 2,          /* per 256: ggml q8_K */
-  QGATE_ACT_FP8_E4M3_TOKEN = 3 /* per row: f32 scale amax/448, e4m3 RNE saturating */
+  QGATE_ACT_NONE = 0,           /* activations used as f32 */
+  QGATE_ACT_Q8_1 = 1,           /* per 32: ggml q8_1; offsets applied with the exact sum of the codes */
+  QGATE_ACT_Q8_K = 2,           /* per 256: ggml q8_K */
+  QGATE_ACT_FP8_E4M3_TOKEN = 3, /* per row: f32 scale amax/448, e4m3 RNE saturating */
+  /* Version 2 only: */
+  QGATE_ACT_Q8_0 = 4,           /* per 32: ggml q8_0 (fp16 d, 32 codes, no sum) */
+  QGATE_ACT_Q8_1_S16 = 5        /* per 32: ggml q8_1, and the offset or min term of each 32 weights
+                                   (q4_0 q4_1 q5_0 q5_1 q4_K q5_K) applied as offset * s with the
+                                   block's stored fp16 sum s = fp16(d * sum q), as ggml's dot products do */
 } qgate_plugin_act_quant;
 
 typedef enum qgate_plugin_out_type {
@@ -87,6 +105,7 @@ typedef struct qgate_plugin_precision {
  * produced and the case fails with "kernel returned error <code>: <message>". */
 typedef int32_t (*qgate_plugin_launch_fn)(const void* user, const uint8_t* w, const float* x, void* y, int64_t n,
                                           int64_t k, int64_t m, void* stream, char* message, size_t message_size);
+/* (Version 1's launch. Version 2's is qgate_plugin_v2_launch_fn below.) */
 
 /* One kernel. Strings are NUL-terminated and must stay valid while the library is loaded. */
 typedef struct qgate_plugin_kernel {
@@ -108,6 +127,94 @@ typedef struct qgate_plugin_kernel {
  * refuses the plugin when the returned version differs from its own. It may be called
  * many times (in fresh processes); it must return the same table every time. */
 typedef uint32_t (*qgate_plugin_get_fn)(uint32_t host_abi_version, const qgate_plugin_kernel** kernels, size_t* count);
+
+
+/* ===================================== version 2 ===================================== */
+
+#define QGATE_PLUGIN_V2_ABI_VERSION 2u
+#define QGATE_PLUGIN_V2_ENTRY "qgate_plugin_v2_get"
+
+/* Configuration: the --plugin-arg KEY=VALUE pairs given with the library, in order. */
+typedef struct qgate_plugin_v2_config {
+  uint32_t size;           /* sizeof(qgate_plugin_v2_config) as qgate built it */
+  uint32_t count;          /* number of pairs */
+  const char* const* keys; /* count NUL-terminated strings */
+  const char* const* values;
+} qgate_plugin_v2_config;
+
+/* One tensor handed to a launch. On the CPU `ptr` is host memory; on CUDA and HIP it is device
+ * memory of the session's current device (allocated by qgate, cudaMalloc / hipMalloc). */
+typedef struct qgate_plugin_v2_tensor {
+  void* ptr;
+  uint64_t bytes; /* what the kernel may read (inputs) or must write exactly (the output) */
+} qgate_plugin_v2_tensor;
+
+/* One launch: every op and backend through this one struct. Fields an op does not use are
+ * zero. The output `y` sits between guard bytes and is pre-filled with NaN poison; qgate
+ * checks both after the launch. */
+typedef struct qgate_plugin_v2_call {
+  uint32_t size;  /* sizeof(qgate_plugin_v2_call) as qgate built it */
+  int32_t op;     /* the descriptor's op */
+  int64_t n, k, m;          /* weight rows, columns; activation rows (1 for dequant) */
+  qgate_plugin_v2_tensor w; /* the weight, as the format's blocks, row-major (GGUF layout) */
+  qgate_plugin_v2_tensor x; /* matmul: m x k f32 activations, row-major; dequant: none */
+  qgate_plugin_v2_tensor y; /* n x k (dequant) or m x n (matmul) elements of out_type */
+  void* stream;   /* CUDA: the cudaStream_t to launch on (qgate synchronizes it after the
+                     launch returns); HIP: the hipStream_t; CPU: NULL */
+  void* session;  /* what init stored, or NULL */
+  uint64_t launch_index; /* launches of this kernel before this one in this session process */
+} qgate_plugin_v2_call;
+
+/* Runs the kernel once. Returns 0, or an error code of the plugin's choosing with a message
+ * (NUL-terminated, truncated to message_size): the case then fails with
+ * "kernel returned error <code>: <message>". */
+typedef int32_t (*qgate_plugin_v2_launch_fn)(const void* user, const qgate_plugin_v2_call* call, char* message,
+                                             size_t message_size);
+
+typedef struct qgate_plugin_v2_kernel {
+  const char* name;   /* unique within qgate's run: [A-Za-z0-9_.-], 1..96 characters */
+  int32_t op;         /* QGATE_OP_* */
+  const char* format; /* GGUF name of the weight format (qgate list --formats) */
+  int32_t backend;    /* qgate_plugin_backend: CPU, CUDA and HIP launch; Vulkan is declared but
+                         reported skipped with the reason in this qgate */
+  int32_t tile_m, tile_n, tile_k; /* the kernel's tile (>= 1): the generators derive shapes from it */
+  int32_t max_m;      /* matmul: the largest M it is meant for (0 = any) */
+  qgate_plugin_precision precision; /* activation: any QGATE_ACT_* value */
+  /* Nonzero: a rerun of the same case, in the same session after other launches and in a
+   * fresh process, must be bit-identical. Zero (atomics, split-K in any order): reruns are
+   * not compared, and the declared depth must be the longest rounding chain of any order
+   * the kernel may take (the bound covers every such order). */
+  int32_t deterministic;
+  qgate_plugin_v2_launch_fn launch;
+  const void* user;          /* passed back to launch */
+  const char* unavailable;   /* NULL, or why this kernel cannot run here (a CPU feature, a
+                                library the plugin did not find): reported skipped with it */
+} qgate_plugin_v2_kernel;
+
+/* Optional. Called once in each session process, before its first launch: `session` may
+ * receive a pointer handed to every launch (qgate_plugin_v2_call::session) and to teardown.
+ * On CUDA / HIP the session's device is current and its stream is `stream`. Nonzero return:
+ * every launch of that session fails with the message. */
+typedef int32_t (*qgate_plugin_v2_init_fn)(const qgate_plugin_v2_config* config, void* stream, void** session,
+                                           char* message, size_t message_size);
+/* Optional. Called once when a session process ends normally. */
+typedef void (*qgate_plugin_v2_teardown_fn)(void* session);
+
+typedef struct qgate_plugin_v2_library {
+  uint32_t size;        /* sizeof(qgate_plugin_v2_library) as the plugin built it */
+  uint32_t abi_version; /* QGATE_PLUGIN_V2_ABI_VERSION */
+  const qgate_plugin_v2_kernel* kernels;
+  size_t count;
+  qgate_plugin_v2_init_fn init;         /* may be NULL */
+  qgate_plugin_v2_teardown_fn teardown; /* may be NULL */
+} qgate_plugin_v2_library;
+
+/* The version 2 entry. qgate passes the version it speaks and the configuration; the plugin
+ * returns its library (valid while it is loaded; the same table for the same configuration
+ * every time) or NULL with a message, which fails the plugin. */
+typedef const qgate_plugin_v2_library* (*qgate_plugin_v2_get_fn)(uint32_t host_abi_version,
+                                                                  const qgate_plugin_v2_config* config,
+                                                                  char* message, size_t message_size);
 
 #if defined(_WIN32)
 #define QGATE_PLUGIN_EXPORT __declspec(dllexport)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <cstring>
 #include <numeric>
 #include <iostream>
 #include <sstream>
@@ -37,6 +38,9 @@ bool applies(const PropertyInfo& p, const KernelInfo& k) {
   // Fusion and attention properties name their op; "any" means the weight ops only.
   if (is_fused(k.op)) return p.applies == op_name(k.op);
   if (k.op == Op::moe_matmul) return p.applies == op_name(k.op);  // its own properties only
+  // A kernel that declares itself non-deterministic (atomics, split-K in any order) is not
+  // held to bit-identical reruns; its bound covers every summation order of its depth.
+  if (p.id == PropertyId::deterministic && !k.deterministic) return false;
   if (p.id == PropertyId::every_scale_pattern) {  // block formats with a scale field
     const FormatInfo& f = format_info(k.format);
     std::string unused;
@@ -143,6 +147,98 @@ std::string repro_line(const KernelInfo& k, const PropertyInfo& p, const CaseSpe
 
 bool has_evidence(const Verdict& v) { return !v.vacuous(); }
 
+// Elements (of `bytes` per element) where two outputs differ.
+int64_t differing(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, size_t bytes) {
+  if (a.size() != b.size()) return -1;
+  int64_t n = 0;
+  for (size_t i = 0; i < a.size(); i += bytes) n += std::memcmp(a.data() + i, b.data() + i, bytes) != 0;
+  return n;
+}
+
+// session_sequence: each case is a sequence of launches in the process that runs the
+// kernel: a big case, a small one, the big shape with new data, the big case again
+// (bit-identical to its first run where the kernel is deterministic) and, for kernels that
+// run in a process of their own, the big case as the first launch of a fresh process. A
+// lookup table built on the first call, a workspace sized by the first shape, a buffer
+// not cleared between calls or a counter that survives a call shows as a wrong result or
+// a rerun that differs.
+PropertyRun run_session_sequence(const KernelInfo& k, const PropertyInfo& p, const std::string& regression_dir,
+                                 PropertyRun& r) {
+  const ShapeSets big = shapes(k, true);
+  const bool mm = k.op != Op::dequant;
+  const FormatInfo& f = format_info(k.format);
+  const size_t elem = k.prec.out == OutType::f32 ? 4 : 2;
+  for (int i = 0; i < p.cases && r.pass; ++i) {
+    const uint64_t seed = r.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(i) * 0x632BE59BD9B4E019ull;
+    CaseSpec b;
+    b.m = big.m.back();
+    b.n = big.n[big.n.size() - 1 - static_cast<size_t>(i) % 2] * (k.op == Op::gate_up ? 2 : 1);
+    b.k = k_unit(k) * big.kblocks[big.kblocks.size() - 1 - static_cast<size_t>(i) % 2];
+    b.seed = seed & 0xFFFFFFFFull;
+    if (f.tensor_level()) b.group = 32, b.sym = i % 2 == 1;
+    CaseSpec small = b;
+    small.m = 1, small.n = f.tensor_level() ? 8 : (k.op == Op::gate_up ? 2 : 1), small.k = k_unit(k);
+    small.seed = b.seed ^ 0x5A5A5A5Aull;
+    CaseSpec b2 = b;
+    b2.seed = b.seed ^ 0xC3C3C3C3ull;
+    const std::string where = " (launch sequence " + std::to_string(i) + ": " + to_string(b) + ", then " + to_string(small) +
+                              ", then " + to_string(b2) + ")";
+    auto fail = [&](const CaseSpec& s, const std::string& why) {
+      r.pass = false;
+      r.failure = why + where;
+      r.repro = "qgate gate --kernel " + k.name + " --property session_sequence --seed " + std::to_string(r.seed) +
+                repro_mutant_suffix();
+      auto c = std::make_shared<Case>();
+      if (materialize(f, s, mm, *c).empty()) r.failing = c;
+      if (!regression_dir.empty() && r.failing) {
+        std::string err;
+        r.case_file = write_case_file(regression_dir, k.name, std::string(p.name), *r.failing, r.failure, err);
+      }
+    };
+    Case cb, cs, cb2;
+    for (auto [spec, c] : {std::pair{&b, &cb}, {&small, &cs}, {&b2, &cb2}})
+      if (std::string e = materialize(f, *spec, mm, *c); !e.empty()) {
+        r.pass = false;
+        r.failure = "generator: " + e + where;
+        return r;
+      }
+    std::vector<uint8_t> first, again, fresh;
+    struct Step { const Case* c; const CaseSpec* s; std::vector<uint8_t>* out; const char* what; };
+    const Step steps[] = {{&cb, &b, &first, "first launch"}, {&cs, &small, nullptr, "second launch (small)"},
+                          {&cb2, &b2, nullptr, "third launch (new data)"}, {&cb, &b, &again, "fourth launch (the first case again)"}};
+    for (const Step& st : steps) {
+      const CaseOutcome o = run_case(k, *st.c, false, st.out);
+      if (o.kind == CaseOutcome::Kind::rejected_by_kernel) { ++r.discarded; continue; }
+      ++r.cases;
+      r.evidence += has_evidence(o.verdict);
+      r.max_ratio = std::max(r.max_ratio, o.verdict.max_ratio);
+      if (!o.pass()) return fail(*st.s, std::string(st.what) + ": " + o.summary()), r;
+    }
+    if (k.deterministic && !first.empty() && !again.empty()) {
+      if (const int64_t d = differing(first, again, elem); d != 0)
+        return fail(b, "stale state: the first case rerun after 3 other launches in the same process differs from its first run in " +
+                           std::to_string(d) + " of " + std::to_string(first.size() / elem) + " elements"), r;
+    }
+    if (k.restart) {
+      k.restart(k);
+      const CaseOutcome o = run_case(k, cb, false, &fresh);
+      ++r.cases;
+      if (!o.pass()) return fail(b, "first launch of a fresh process: " + o.summary()), r;
+      if (k.deterministic && !first.empty()) {
+        if (const int64_t d = differing(first, fresh, elem); d != 0)
+          return fail(b, "stale state: the first case run in a fresh process differs from its run after other launches in " +
+                             std::to_string(d) + " of " + std::to_string(first.size() / elem) + " elements"), r;
+      }
+    }
+  }
+  r.coverage = "sequences: " + std::to_string(p.cases) + " x 4 launches in one process" + (k.restart ? " + 1 in a fresh one" : "");
+  if (r.pass && r.evidence * 2 < r.cases) {
+    r.pass = false;
+    r.failure = "vacuous: only " + std::to_string(r.evidence) + " of " + std::to_string(r.cases) + " launches had mostly non-zero expected output";
+  }
+  return r;
+}
+
 }  // namespace
 
 CaseOutcome run_spec(const KernelInfo& k, const PropertyInfo& p, const CaseSpec& spec, Case* materialized) {
@@ -210,6 +306,8 @@ PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOp
     }
     return r;
   }
+
+  if (p.id == PropertyId::session_sequence) return run_session_sequence(k, p, opt.regression_dir, r);
 
   if (p.cases == 0) {  // exhaustive: every code at every lane
     const FormatInfo& f = format_info(k.format);

@@ -22,6 +22,8 @@
 
 #include "backends/guarded.hpp"
 #include "plugin/qgate_plugin.h"
+#include "properties/plugin_session.hpp"
+#include "properties/plugin_wire.hpp"
 
 namespace qgate {
 
@@ -30,171 +32,61 @@ struct PluginKernel {
   std::string path;     // absolute, what the children dlopen
   size_t index = 0;     // position in the plugin's table
   std::string name;
+  PluginArgs args;      // --plugin-arg pairs of its library (repro lines)
   double timeout_s = 10;
+  std::string unavailable;  // the plugin's or qgate's reason it cannot run here ("" = it can)
   // After a launch timed out the kernel is not run again (every later case would cost the
   // full limit): the reason, and the first property that saw it (set by annotate).
   std::string dead;
   std::string last_error;  // the message the last launch returned (the testbed keeps the pointer briefly)
+  std::unique_ptr<PluginSession> session;
 };
 
 namespace {
 
+using wire::Reader;
+using wire::Writer;
 constexpr size_t kMaxKernels = 4096;
-constexpr size_t kMaxString = 256;
 constexpr size_t kMaxPayload = size_t{1} << 24;
 
-std::string seconds(double s) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", s);
-  return b;
-}
-
-std::string signal_name(int s) {
-  static const std::pair<int, const char*> names[] = {
-      {SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGILL, "SIGILL"},   {SIGABRT, "SIGABRT"},
-      {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGTRAP, "SIGTRAP"}, {SIGSYS, "SIGSYS"},   {SIGPIPE, "SIGPIPE"},
-      {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}, {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGALRM, "SIGALRM"}};
-  for (const auto& [n, s_name] : names)
-    if (n == s) return s_name;
-  return "signal " + std::to_string(s);
-}
-
-void write_all(int fd, const std::string& s) {
-  size_t at = 0;
-  while (at < s.size()) {
-    const ssize_t n = write(fd, s.data() + at, s.size() - at);
-    if (n > 0) at += static_cast<size_t>(n);
-    else if (n < 0 && errno == EINTR) continue;
-    else return;
-  }
-}
-
-// A little-endian-agnostic byte stream between the child and the parent (same machine,
-// same process image: raw native values are fine).
-struct Writer {
-  std::string b;
-  template <class T> void put(T v) { b.append(reinterpret_cast<const char*>(&v), sizeof v); }
-  void str(const char* s) {  // null -> absent; longer than kMaxString -> cut, flagged
-    if (!s) return put<uint8_t>(0);
-    const size_t n = strnlen(s, kMaxString + 1);
-    put<uint8_t>(n > kMaxString ? 2 : 1);
-    put<uint32_t>(static_cast<uint32_t>(std::min(n, kMaxString)));
-    b.append(s, std::min(n, kMaxString));
-  }
-};
-struct Reader {
-  const std::string& b;
-  size_t at = 0;
-  bool ok = true;
-  template <class T> T get() {
-    T v{};
-    if (at + sizeof v > b.size()) {
-      ok = false;
-      return v;
-    }
-    std::memcpy(&v, b.data() + at, sizeof v);
-    at += sizeof v;
-    return v;
-  }
-  // 0 = absent, 1 = present, 2 = too long.
-  uint8_t str(std::string& s) {
-    const uint8_t tag = get<uint8_t>();
-    if (tag == 0 || !ok) return 0;
-    const uint32_t n = get<uint32_t>();
-    if (!ok || n > kMaxString || at + n > b.size()) {
-      ok = false;
-      return 0;
-    }
-    s.assign(b.data() + at, n);
-    at += n;
-    return tag;
-  }
+struct TableCtx {
+  const std::string* path;
+  const PluginArgs* args;
 };
 
-// In a child: the plugin's table, or why not. Status byte, then the payload.
-enum : uint8_t { kTableOk = 0, kNoLibrary = 1, kNoSymbol = 2, kAbiMismatch = 3, kBadTable = 4 };
-
-const qgate_plugin_kernel* open_table(const std::string& path, size_t& count, Writer& w) {
-  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    const char* e = dlerror();
-    w.put<uint8_t>(kNoLibrary), w.str(e ? e : "dlopen failed");
-    return nullptr;
-  }
-  dlerror();
-  auto get = reinterpret_cast<qgate_plugin_get_fn>(dlsym(h, QGATE_PLUGIN_ENTRY));
-  if (!get) {
-    w.put<uint8_t>(kNoSymbol), w.str(QGATE_PLUGIN_ENTRY);
-    return nullptr;
-  }
-  const qgate_plugin_kernel* table = nullptr;
-  count = 0;
-  const uint32_t v = get(QGATE_PLUGIN_ABI_VERSION, &table, &count);
-  if (v != QGATE_PLUGIN_ABI_VERSION) {
-    w.put<uint8_t>(kAbiMismatch), w.put<uint32_t>(v);
-    return nullptr;
-  }
-  if (count > kMaxKernels || (count > 0 && !table)) {
-    w.put<uint8_t>(kBadTable);
-    w.str(count > kMaxKernels ? "more than 4096 kernels" : "a null table with a non-zero count");
-    return nullptr;
-  }
-  static const qgate_plugin_kernel none{};  // count == 0: never read
-  return table ? table : &none;
-}
-
+// In a child: the library's table, serialized (status byte, then the payload).
 void table_body(int fd, void* ctx) {
-  const std::string& path = *static_cast<const std::string*>(ctx);
+  const TableCtx& c = *static_cast<const TableCtx*>(ctx);
+  const PluginLibrary lib = PluginLibrary::open(*c.path, *c.args);
   Writer w;
-  size_t count = 0;
-  const qgate_plugin_kernel* t = open_table(path, count, w);
-  if (t) {
-    w.put<uint8_t>(kTableOk);
-    w.put<uint64_t>(count);
-    for (size_t i = 0; i < count; ++i) {
-      const qgate_plugin_kernel& k = t[i];
-      w.str(k.name);
-      w.put(k.op);
-      w.str(k.format);
-      w.put(k.backend), w.put(k.tile_m), w.put(k.tile_n), w.put(k.tile_k), w.put(k.max_m);
-      const qgate_plugin_precision& p = k.precision;
+  w.put<uint8_t>(lib.status);
+  if (lib.status == PluginLibrary::abi_mismatch) {
+    w.put<uint32_t>(lib.version);
+  } else if (lib.status != PluginLibrary::ok) {
+    w.str(lib.message.c_str());
+  } else {
+    w.put<int32_t>(lib.abi);
+    w.put<uint64_t>(lib.count);
+    for (size_t i = 0; i < lib.count; ++i) {
+      // Version 1's descriptor is version 2's without the trailing `unavailable`.
+      const qgate_plugin_v2_kernel* k2 = lib.abi == 2 ? &lib.v2->kernels[i] : nullptr;
+      const qgate_plugin_kernel* k1 = lib.abi == 1 ? &lib.v1[i] : nullptr;
+#define QG_FIELD(f) (k2 ? k2->f : k1->f)
+      w.str(QG_FIELD(name));
+      w.put(QG_FIELD(op));
+      w.str(QG_FIELD(format));
+      w.put(QG_FIELD(backend)), w.put(QG_FIELD(tile_m)), w.put(QG_FIELD(tile_n)), w.put(QG_FIELD(tile_k));
+      w.put(QG_FIELD(max_m));
+      const qgate_plugin_precision& p = QG_FIELD(precision);
       w.put(p.activation), w.put(p.acc_fraction_bits), w.put(p.depth.a), w.put(p.depth.b), w.put(p.depth.c);
       w.put(p.out_type), w.put(p.flush_denormals);
-      w.put(k.deterministic);
-      w.put<uint8_t>(k.launch != nullptr);
+      w.put(QG_FIELD(deterministic));
+      w.put<uint8_t>(k2 ? k2->launch != nullptr : k1->launch != nullptr);
+#undef QG_FIELD
+      w.str(k2 ? k2->unavailable : nullptr);
     }
   }
-  write_all(fd, w.b);
-}
-
-struct LaunchCtx {
-  const PluginKernel* pk;
-  const uint8_t* w;
-  const float* x;
-  void* y;
-  int64_t n, k, m;
-};
-enum : uint8_t { kLaunchOk = 0, kLaunchError = 1, kLaunchNoTable = 2 };
-
-void launch_body(int fd, void* ctx) {
-  const LaunchCtx& c = *static_cast<const LaunchCtx*>(ctx);
-  Writer table_err;
-  size_t count = 0;
-  const qgate_plugin_kernel* t = open_table(c.pk->path, count, table_err);
-  Writer w;
-  if (!t || c.pk->index >= count || !t[c.pk->index].name ||
-      strncmp(t[c.pk->index].name, c.pk->name.c_str(), kMaxString) != 0 || !t[c.pk->index].launch) {
-    w.put<uint8_t>(kLaunchNoTable), w.put<int32_t>(0);
-    w.str("the plugin's kernel table is not what it was when it was loaded");
-    return write_all(fd, w.b);
-  }
-  const qgate_plugin_kernel& k = t[c.pk->index];
-  char msg[1024] = {};
-  const int32_t rc = k.launch(k.user, c.w, c.x, c.y, c.n, c.k, c.m, nullptr, msg, sizeof msg);
-  msg[sizeof msg - 1] = 0;
-  w.put<uint8_t>(rc == 0 ? kLaunchOk : kLaunchError), w.put<int32_t>(rc);
-  w.str(msg);
-  write_all(fd, w.b);
+  wire::write_all(fd, w.b);
 }
 
 // Depth formulas as plain function pointers (Precision::depth takes no context): a pool
@@ -213,13 +105,16 @@ constexpr std::array<int64_t (*)(int64_t), sizeof...(I)> make_slots(std::index_s
 }
 constexpr auto kDepthFns = make_slots(std::make_index_sequence<kDepthSlots>{});
 
-const char* host_pointers_only() { return "plugin ABI v1 launches with host pointers: qgate does not hand device memory to plugin kernels yet"; }
-
 bool valid_name(const std::string& s) {
   if (s.empty() || s.size() > 96) return false;
   for (char c : s)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-')) return false;
   return true;
+}
+
+const char* plugin_unavailable(const KernelInfo& k) {
+  const PluginKernel& pk = *static_cast<const PluginKernel*>(k.device_code);
+  return pk.unavailable.empty() ? nullptr : pk.unavailable.c_str();
 }
 
 const char* plugin_launch(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out) {
@@ -231,37 +126,36 @@ const char* plugin_launch(const KernelInfo& k, const QTensor& w, const float* x,
     pk.last_error = "not run: " + pk.dead;
     return pk.last_error.c_str();
   }
-  // The whole guarded region is shared with the child, so poison left and guard bytes
-  // overwritten show exactly as for an in-process kernel.
-  const size_t bytes = out.region_bytes();
-  void* shm = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (shm == MAP_FAILED) {
-    pk.last_error = std::string("qgate could not map the shared output: ") + std::strerror(errno);
-    return pk.last_error.c_str();
+  if (!pk.session) {
+    pk.session = std::make_unique<PluginSession>(
+        SessionTarget{pk.path, pk.index, pk.name, pk.args, k.backend}, pk.timeout_s);
   }
-  std::memcpy(shm, out.region(), bytes);
-  LaunchCtx c{&pk, w.bytes.data(), mm ? x : nullptr, static_cast<uint8_t*>(shm) + out.redzone(), w.n, w.k, mm ? m : 1};
-  std::string payload;
-  const std::string why = run_in_child(pk.timeout_s, launch_body, &c, payload);
-  const char* result = nullptr;
-  if (!why.empty()) {
-    if (why.starts_with("timed out")) pk.dead = why + where;
-    pk.last_error = why + where;
-    result = pk.last_error.c_str();
-  } else {
-    Reader r{payload};
-    const uint8_t status = r.get<uint8_t>();
-    const int32_t rc = r.get<int32_t>();
-    std::string msg;
-    r.str(msg);
-    if (!r.ok) pk.last_error = "exited without reporting a result" + where;
-    else if (status == kLaunchNoTable) pk.last_error = "plugin: " + msg;
-    else if (status == kLaunchError) pk.last_error = "kernel returned error " + std::to_string(rc) + ": " + msg + where;
-    if (r.ok && status == kLaunchOk) std::memcpy(out.region(), shm, bytes);
-    else result = pk.last_error.c_str();
-  }
-  munmap(shm, bytes);
-  return result;
+  // The whole guarded region travels to the session and back, so poison left and guard
+  // bytes overwritten show exactly as for an in-process kernel.
+  SessionLaunch l;
+  l.op = k.op;
+  l.n = w.n, l.k = w.k, l.m = mm ? m : 1;
+  l.w = w.bytes.data(), l.w_bytes = w.bytes.size();
+  if (mm) l.x = x, l.x_bytes = static_cast<size_t>(m * w.k) * sizeof(float);
+  l.region = out.region(), l.region_bytes = out.region_bytes(), l.red = out.redzone(), l.y_bytes = out.bytes();
+  bool timed_out = false;
+  const std::string why = pk.session->launch(l, timed_out);
+  if (why.empty()) return nullptr;
+  if (timed_out) pk.dead = why + where;
+  pk.last_error = why + where;
+  return pk.last_error.c_str();
+}
+
+// Ends the kernel's session process: its next launch is the first of a fresh process.
+void plugin_restart(const KernelInfo& k) {
+  PluginKernel& pk = *const_cast<PluginKernel*>(static_cast<const PluginKernel*>(k.device_code));
+  if (pk.session) pk.session->end();
+}
+
+std::string args_suffix(const PluginArgs& args) {
+  std::string o;
+  for (const auto& [key, v] : args) o += " --plugin-arg " + shell_quote(key + "=" + v);
+  return o;
 }
 
 }  // namespace
@@ -343,11 +237,8 @@ std::string run_in_child(double timeout_s, void (*body)(int fd, void* ctx), void
     }
   }
   if (flood) return "wrote more than 16 MiB of result";
-  if (timed_out) return "timed out after " + seconds(timeout_s) + " s";
-  if (WIFSIGNALED(status)) return "killed by " + signal_name(WTERMSIG(status));
-  if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-    return "exited with status " + std::to_string(WEXITSTATUS(status));
-  return {};
+  if (timed_out) return "timed out after " + wire::seconds(timeout_s) + " s";
+  return wire::exit_reason(status);
 }
 
 PluginHost::PluginHost(double timeout_s) : timeout_s_(timeout_s) {}
@@ -359,7 +250,7 @@ bool PluginHost::owns(const KernelInfo& k) const {
   return false;
 }
 
-void PluginHost::load(const std::string& library) {
+void PluginHost::load(const std::string& library, const PluginArgs& args) {
   const std::string what = "plugin " + library;
   auto fail = [&](const std::string& why) { unloaded_.emplace_back(what, why); };
   std::error_code ec;
@@ -369,29 +260,34 @@ void PluginHost::load(const std::string& library) {
   if (path.find('/') == std::string::npos) path = "./" + path;  // dlopen must not search
 
   std::string payload;
-  const std::string why = run_in_child(timeout_s_, table_body, &path, payload);
+  TableCtx ctx{&path, &args};
+  const std::string why = run_in_child(timeout_s_, table_body, &ctx, payload);
   if (!why.empty()) return fail("loading it and reading its kernel table " + why);
   Reader r{payload};
   const uint8_t status = r.get<uint8_t>();
   if (!r.ok) return fail("the child that loaded it reported nothing");
-  if (status == kNoLibrary || status == kNoSymbol || status == kBadTable) {
-    std::string msg;
-    r.str(msg);
-    if (status == kNoLibrary) return fail("dlopen failed: " + msg);
-    if (status == kNoSymbol) return fail("missing symbol " + msg + " (not a qgate plugin; plugin/qgate_plugin.h)");
-    return fail("bad kernel table: " + msg);
-  }
-  if (status == kAbiMismatch) {
+  if (status == PluginLibrary::abi_mismatch) {
     const uint32_t v = r.get<uint32_t>();
     return fail("ABI version mismatch: the plugin was built for ABI version " + std::to_string(v) +
-                ", this qgate speaks version " + std::to_string(QGATE_PLUGIN_ABI_VERSION) + " (rebuild it against this qgate's plugin/qgate_plugin.h)");
+                ", this qgate speaks versions 1 and 2 (rebuild it against this qgate's plugin/qgate_plugin.h)");
   }
-  if (status != kTableOk) return fail("the child that loaded it reported nonsense");
+  if (status != PluginLibrary::ok) {
+    std::string msg;
+    r.str(msg);
+    switch (status) {
+      case PluginLibrary::no_library: return fail("dlopen failed: " + msg);
+      case PluginLibrary::no_symbol: return fail("missing symbol " + msg + " (not a qgate plugin; plugin/qgate_plugin.h)");
+      case PluginLibrary::bad_table: return fail("bad kernel table: " + msg);
+      case PluginLibrary::refused: return fail("qgate_plugin_v2_get refused: " + msg);
+      default: return fail("the child that loaded it reported nonsense");
+    }
+  }
+  const int32_t abi = r.get<int32_t>();
   const uint64_t count = r.get<uint64_t>();
   if (!r.ok || count > kMaxKernels) return fail("the kernel table could not be read");
   if (count == 0) return fail("declares no kernels");
   for (uint64_t i = 0; i < count; ++i) {
-    std::string name, format;
+    std::string name, format, unavailable;
     const uint8_t name_tag = r.str(name);
     const int32_t op = r.get<int32_t>();
     const uint8_t fmt_tag = r.str(format);
@@ -401,6 +297,7 @@ void PluginHost::load(const std::string& library) {
     const int64_t da = r.get<int64_t>(), db = r.get<int64_t>(), dc = r.get<int64_t>();
     const int32_t out = r.get<int32_t>(), ftz = r.get<int32_t>(), det = r.get<int32_t>();
     const bool has_launch = r.get<uint8_t>() != 0;
+    const uint8_t unavailable_tag = r.str(unavailable);
     if (!r.ok) return fail("the kernel table could not be read (entry " + std::to_string(i) + ")");
 
     const std::string kwhat = what + ", kernel " + (name_tag == 1 && valid_name(name) ? name : "#" + std::to_string(i));
@@ -412,7 +309,11 @@ void PluginHost::load(const std::string& library) {
     bool taken = find_kernel(name) != nullptr;
     for (const PluginKernel& p : state_) taken |= p.name == name;
     if (taken) { bad("the name is taken (a registered kernel or another plugin kernel has it)"); continue; }
-    if (op != QGATE_OP_DEQUANT && op != QGATE_OP_MATMUL) { bad("unknown op " + std::to_string(op) + " (0 = dequant, 1 = matmul)"); continue; }
+    const int32_t last_op = abi == 2 ? QGATE_OP_MOE_MATMUL : QGATE_OP_MATMUL;
+    if (op < 0 || op > last_op) {
+      bad("unknown op " + std::to_string(op) + (abi == 2 ? " (0 dequant, 1 matmul, 2 gate_up, 3 moe_matmul)" : " (0 = dequant, 1 = matmul)"));
+      continue;
+    }
     const FormatInfo* fmt = fmt_tag == 1 ? find_format(format) : nullptr;
     if (!fmt) {
       bad(fmt_tag == 0 ? "no format name" : "unknown format '" + format + "' (qgate list --formats)");
@@ -421,13 +322,15 @@ void PluginHost::load(const std::string& library) {
     if (backend < 0 || backend > QGATE_BACKEND_HIP) { bad("unknown backend " + std::to_string(backend)); continue; }
     if (tm < 1 || tn < 1 || tk < 1 || tm > 4096 || tn > 4096 || tk > 65536) { bad("tile sizes must be in 1..4096 (k: 1..65536)"); continue; }
     if (max_m < 0 || max_m > 4096) { bad("max_m must be in 0..4096"); continue; }
-    if (act < 0 || act > QGATE_ACT_FP8_E4M3_TOKEN) { bad("unknown activation quantization " + std::to_string(act)); continue; }
+    const int32_t last_act = abi == 2 ? QGATE_ACT_Q8_1_S16 : QGATE_ACT_FP8_E4M3_TOKEN;
+    if (act < 0 || act > last_act) { bad("unknown activation quantization " + std::to_string(act)); continue; }
     if (op == QGATE_OP_DEQUANT && act != QGATE_ACT_NONE) { bad("a dequant kernel quantizes no activations"); continue; }
     if (bits < 1 || bits > 52) { bad("accumulator fraction bits must be in 1..52"); continue; }
     if (out < 0 || out > QGATE_OUT_BF16) { bad("unknown output type " + std::to_string(out)); continue; }
     if (!has_launch) { bad("no launch function"); continue; }
+    if (unavailable_tag == 2) { bad("the unavailable reason is longer than 256 characters"); continue; }
     int64_t (*depth)(int64_t) = nullptr;
-    if (op == QGATE_OP_MATMUL) {
+    if (op != QGATE_OP_DEQUANT) {
       if (db < 1 || da < 0 || dc < 0 || da > (1 << 20) || dc > (1 << 30) || da + dc < 1) {
         bad("depth = a*ceil(k/b) + c needs b >= 1, 0 <= a <= 2^20, 0 <= c <= 2^30 and a + c >= 1");
         continue;
@@ -437,20 +340,33 @@ void PluginHost::load(const std::string& library) {
       depth = kDepthFns[g_depth_used++];
     }
     PluginKernel& pk = state_.emplace_back();
-    pk.library = library, pk.path = path, pk.index = i, pk.name = name, pk.timeout_s = timeout_s_;
+    pk.library = library, pk.path = path, pk.index = i, pk.name = name, pk.args = args, pk.timeout_s = timeout_s_;
+    static constexpr BackendId backends[] = {BackendId::cpu, BackendId::vulkan, BackendId::cuda, BackendId::hip};
+    const BackendId be = backends[backend];
+    if (!unavailable.empty()) pk.unavailable = "the plugin says: " + unavailable;
+    else if (abi == 1 && be != BackendId::cpu)
+      pk.unavailable = "plugin ABI version 1 launches with host pointers only: declare the kernel through version 2 (qgate_plugin_v2_get) for device memory";
+    else if (be == BackendId::vulkan)
+      pk.unavailable = "this qgate does not launch Vulkan plugin kernels yet (CPU, CUDA and HIP ones it does)";
+    else if (op == QGATE_OP_GATE_UP || op == QGATE_OP_MOE_MATMUL)
+      pk.unavailable = "this qgate does not launch plugin " + std::string(op == QGATE_OP_GATE_UP ? "gate_up" : "moe_matmul") +
+                       " kernels yet (dequant and matmul it does)";
     KernelInfo& ki = infos_.emplace_back();
     ki.name = name;
-    ki.op = op == QGATE_OP_DEQUANT ? Op::dequant : Op::matmul;
-    static constexpr BackendId backends[] = {BackendId::cpu, BackendId::vulkan, BackendId::cuda, BackendId::hip};
-    ki.backend = backends[backend];
+    static constexpr Op ops[] = {Op::dequant, Op::matmul, Op::gate_up, Op::moe_matmul};
+    ki.op = ops[op];
+    ki.backend = be;
     ki.format = fmt->id;
-    ki.prec = Precision{static_cast<ActQuant>(act), bits, depth, static_cast<OutType>(out), ftz != 0};
+    static constexpr ActQuant acts[] = {ActQuant::none, ActQuant::q8_1, ActQuant::q8_K, ActQuant::fp8_e4m3_token,
+                                        ActQuant::q8_0, ActQuant::q8_1_s16};
+    ki.prec = Precision{acts[act], bits, depth, static_cast<OutType>(out), ftz != 0};
     ki.tile = Tile{tm, tn, tk};
     ki.max_m = max_m;
     ki.deterministic = det != 0;
     ki.launch = plugin_launch;
+    ki.restart = plugin_restart;
     ki.device_code = &pk;
-    if (ki.backend != BackendId::cpu) ki.unavailable = host_pointers_only;
+    ki.unavailable = plugin_unavailable;
     kernels_.push_back(&ki);
   }
 }
@@ -467,7 +383,7 @@ void PluginHost::annotate(GateReport& rep) const {
       // qgate repro does not load plugins: the gate run itself is the reproduction.
       r.repro = "qgate gate --plugin " + shell_quote(pk.library) + " --kernel " + pk.name + " --property " +
                 std::string(p->name) + " --seed " + seed +
-                (pk.timeout_s != 10 ? " --plugin-timeout " + seconds(pk.timeout_s) : std::string());
+                args_suffix(pk.args) + (pk.timeout_s != 10 ? " --plugin-timeout " + wire::seconds(pk.timeout_s) : std::string());
       if (pk.dead.empty() || r.failure.find("not run: " + pk.dead) == std::string::npos) continue;
       r.failing.reset();  // the shrinker's cases after the hang were never run: nothing to draw
       if (died_in.empty()) {
@@ -498,7 +414,8 @@ std::string PluginHost::verdicts(const GateReport& rep) const {
     const std::string count = std::to_string(passed) + "/" + std::to_string(g.runs.size()) + " properties";
     if (!first) {
       std::snprintf(buf, sizeof buf, "%.2g", g.max_ratio());
-      o += "  PASS " + g.kernel->name + ": " + count + ", worst max|err|/bound " + buf + "\n";
+      o += "  PASS " + g.kernel->name + ": " + count + ", worst max|err|/bound " + buf +
+           (g.kernel->deterministic ? "" : " (declared non-deterministic: reruns not compared, the deterministic property not run)") + "\n";
     } else {
       o += "  FAIL " + g.kernel->name + ": " + count + "; " + std::string(first->first->name) + ": " +
            first->second.failure + "\n";

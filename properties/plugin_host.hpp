@@ -1,9 +1,9 @@
 // Kernels from plugins (plugin/qgate_plugin.h, docs/PLUGINS.md): each declared kernel
 // becomes a KernelInfo that the gate runs like a registered one. Plugin code never runs
-// in qgate's process: the library is loaded in a forked child to read its table, and in a
-// fresh child for every launch, under a watchdog. A plugin that does not load, a
-// descriptor qgate cannot map, a launch that crashes, exits or never returns becomes that
-// kernel's failure with the reason.
+// in qgate's process: the library is loaded in a forked child to read its table, and each
+// kernel's launches run in a session process of its own (properties/plugin_session.hpp),
+// under a watchdog. A plugin that does not load, a descriptor qgate cannot map, a launch
+// that crashes, exits or never returns becomes that kernel's failure with the reason.
 #pragma once
 #include <deque>
 #include <memory>
@@ -12,6 +12,7 @@
 
 #include "kernels/kernel.hpp"
 #include "properties/gate_run.hpp"
+#include "properties/plugin_library.hpp"
 
 namespace qgate {
 
@@ -24,9 +25,10 @@ class PluginHost {
   PluginHost(const PluginHost&) = delete;
   PluginHost& operator=(const PluginHost&) = delete;
 
-  // Loads one library (in a child). Its kernels are added to kernels(); whatever cannot be
-  // gated (the library, or single descriptors) is added to unloaded() with the reason.
-  void load(const std::string& path);
+  // Loads one library (in a child), handing a version 2 plugin `args` as its configuration.
+  // Its kernels are added to kernels(); whatever cannot be gated (the library, or single
+  // descriptors) is added to unloaded() with the reason.
+  void load(const std::string& path, const PluginArgs& args = {});
 
   const std::vector<const KernelInfo*>& kernels() const { return kernels_; }
   const std::vector<std::pair<std::string, std::string>>& unloaded() const { return unloaded_; }

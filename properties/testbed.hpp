@@ -2,6 +2,7 @@
 // {value, bound}, run the kernel into a poisoned, guarded output, and judge it.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "kernels/kernel.hpp"
 #include "oracles/verdict/verdict.hpp"
@@ -17,6 +18,8 @@ struct CaseOutcome {
   std::string summary() const;
 };
 
-CaseOutcome run_case(const KernelInfo& k, const Case& c, bool check_determinism);
+// output, when given, receives the kernel's output bytes (for comparisons across launches).
+CaseOutcome run_case(const KernelInfo& k, const Case& c, bool check_determinism,
+                     std::vector<uint8_t>* output = nullptr);
 
 }  // namespace qgate

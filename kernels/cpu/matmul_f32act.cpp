@@ -31,18 +31,28 @@ const char* matvec_f32(const uint8_t* w, int64_t n, int64_t k, const float* x, i
   const int64_t row_bytes = k / U::elems * U::bytes;
   std::vector<float> wr(static_cast<size_t>(k));
   float* out = static_cast<float*>(y);
+  // Mutant: the converted weights kept across calls, keyed by the shape instead of the data.
+  static std::vector<float> cache;
+  static int64_t cache_n = -1, cache_k = -1;
+  const bool cached = QGATE_MUTANT_ON(shape_keyed_weight_cache);
+  if (cached && (cache_n != n || cache_k != k)) {
+    cache.resize(static_cast<size_t>(n * k));
+    for (int64_t r = 0; r < n; ++r) row_to_f32<U>(w + r * row_bytes, k, cache.data() + r * k);
+    cache_n = n, cache_k = k;
+  }
   for (int64_t r = 0; r < n; ++r) {
-    row_to_f32<U>(w + r * row_bytes, k, wr.data());
+    if (!cached) row_to_f32<U>(w + r * row_bytes, k, wr.data());
+    const float* wrow = cached ? cache.data() + r * k : wr.data();
     for (int64_t i = 0; i < m; ++i) {
       const float* xr = x + i * k;
       float lane[kMatvecLanes] = {};
       if (QGATE_MUTANT_ON(fp16_accumulation)) {
         _Float16 h[kMatvecLanes] = {};
         for (int64_t kk = 0; kk < k; ++kk)
-          h[kk % kMatvecLanes] = static_cast<_Float16>(static_cast<float>(h[kk % kMatvecLanes]) + wr[kk] * xr[kk]);
+          h[kk % kMatvecLanes] = static_cast<_Float16>(static_cast<float>(h[kk % kMatvecLanes]) + wrow[kk] * xr[kk]);
         for (int l = 0; l < kMatvecLanes; ++l) lane[l] = static_cast<float>(h[l]);
       } else {
-        for (int64_t kk = 0; kk < k; ++kk) lane[kk % kMatvecLanes] = std::fma(wr[kk], xr[kk], lane[kk % kMatvecLanes]);
+        for (int64_t kk = 0; kk < k; ++kk) lane[kk % kMatvecLanes] = std::fma(wrow[kk], xr[kk], lane[kk % kMatvecLanes]);
       }
       for (int w2 = kMatvecLanes / 2; w2 > 0; w2 /= 2)
         for (int l = 0; l < w2; ++l) lane[l] += lane[l + w2];

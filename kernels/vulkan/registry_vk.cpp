@@ -75,14 +75,14 @@ bool device_flushes_denormals() {
 
 // The int8 path's device needs: f64 arithmetic (the activation quantizer's exact
 // divisions) and, for the packed-dot twins, shaderIntegerDotProduct.
-const char* needs_f64() {
+const char* needs_f64(const KernelInfo&) {
   std::string why;
   const vk::Runtime* rt = vk::Runtime::instance(why);
   if (rt && !rt->info().float64) return "the Vulkan device has no shaderFloat64 (the activation quantizer divides in f64)";
   return nullptr;
 }
-const char* needs_int_dot() {
-  if (const char* e = needs_f64()) return e;
+const char* needs_int_dot(const KernelInfo& k) {
+  if (const char* e = needs_f64(k)) return e;
   std::string why;
   const vk::Runtime* rt = vk::Runtime::instance(why);
   if (rt && !rt->info().int_dot)
@@ -95,7 +95,7 @@ Precision prec_f32(OutType out, int64_t (*depth)(int64_t) = nullptr, bool flush 
 }
 
 void add(std::vector<KernelInfo>& v, std::string name, Op op, FormatId f, Precision p, Tile t, int max_m,
-         LaunchFn launch, const vkk::Code& code, const char* (*unavailable)() = nullptr) {
+         LaunchFn launch, const vkk::Code& code, const char* (*unavailable)(const KernelInfo&) = nullptr) {
   KernelInfo k{std::move(name), op, BackendId::vulkan, f, p, t, max_m};
   k.launch = launch;
   k.device_code = &code;

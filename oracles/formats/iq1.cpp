@@ -23,7 +23,9 @@
 // Exactness: d is binary16 (11 significant bits), 2s + 1 <= 15 (4 bits), and grid + delta =
 // (8*grid +- 1)/8 with |8*grid +- 1| <= 9 (4 bits) over a power of two: each product has at
 // most 19 significant bits and is exact in double. No element is ever 0 (|grid + delta| >=
-// 1/8), so there is no zero code; mag = |value| (the delta is part of the value, no offset).
+// 1/8), so there is no zero code. mag = |d (2s+1) grid| + |d (2s+1) delta|: dot products
+// apply the delta as a separate term (delta * sum x per sub-block), so their rounding scales
+// with both parts.
 //
 // BlockFields: codes = the 32 grid indices idx_g (11 bits, code_levels 2048); fields =
 //   iq1_s: d (f16), scales[8] (3 bit), delta_signs[8] (1 bit)
@@ -51,7 +53,7 @@ int grid_lane(int idx, int j) { return static_cast<int8_t>((iq::kIq1sGrid[idx] >
 void put_element(double d, int s, int grid, bool delta_negative, double& v, double& mag) {
   const double delta = delta_negative ? -iq::kIq1sDelta : iq::kIq1sDelta;
   v = d * (2 * s + 1) * (grid + delta);
-  mag = std::fabs(v);
+  mag = std::fabs(d * (2 * s + 1)) * (std::abs(grid) + iq::kIq1sDelta);
 }
 
 // ---- iq1_s: {f16 d; u8 qs[32]; u16 qh[8]} = 50 bytes.

@@ -80,6 +80,12 @@ void put_split(double a, double c, double& v, double& mag) {
   v = a - c;
   mag = std::fabs(a) + std::fabs(c);
 }
+// Element value ds * (q - off), as the format's formula computes it (the sign of a zero
+// follows ds), in split form: mag |ds q| + |ds off| (dot products subtract ds off sum x apart).
+void put_offset(double ds, int q, int off, double& v, double& mag) {
+  v = ds * (q - off);
+  mag = std::fabs(ds) * (q + off);
+}
 
 // ---- q2_K: {u8 scales[16]; u8 qs[64]; f16 d; f16 dmin} = 84 bytes.
 // scales[j] = sc_j | m_j << 4 for elements 16j..16j+15; x = d*sc*q - dmin*m, q in 0..3.
@@ -124,7 +130,7 @@ DecodeError decode_q3_K(const uint8_t* b, double* v, double* mag) {
   if (!std::isfinite(d)) return non_finite("q3_K", "d", le::u16(b + kQ3D));
   for (int e = 0; e < kQK; ++e) {
     const int s = q3_scale6(b + kQ3Scales, e / 16) - 32;
-    put_split(d * s * (q3_code(b, e) - 4), 0.0, v[e], mag[e]);
+    put_offset(d * s, q3_code(b, e), 4, v[e], mag[e]);
   }
   return {};
 }
@@ -234,7 +240,7 @@ DecodeError decode_q6_K(const uint8_t* b, double* v, double* mag) {
   if (!std::isfinite(d)) return non_finite("q6_K", "d", le::u16(b + kQ6D));
   for (int e = 0; e < kQK; ++e) {
     const int s = static_cast<int8_t>(b[kQ6Scales + e / 16]);
-    put_split(d * s * (q6_code(b, e) - 32), 0.0, v[e], mag[e]);
+    put_offset(d * s, q6_code(b, e), 32, v[e], mag[e]);
   }
   return {};
 }

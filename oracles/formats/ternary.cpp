@@ -46,9 +46,11 @@ namespace {
 
 constexpr int kQK = 256;
 double f16_at(const uint8_t* p) { return scalar::from_f16(le::u16(p)); }
+// value d*(code - 1) in split form: a = d*code, c = d (ggml's dot products subtract the
+// offset as d * sum x, so their rounding scales with |d*code| + |d|, even where the value is 0).
 void put_value(double d, int code, double& v, double& mag) {
   v = d * (code - 1);
-  mag = std::fabs(v);
+  mag = std::fabs(d) * (code + 1);
 }
 
 // ---- tq1_0

@@ -12,6 +12,8 @@ std::string_view act_name(ActQuant a) {
     case ActQuant::q8_1: return "q8_1";
     case ActQuant::q8_K: return "q8_K";
     case ActQuant::fp8_e4m3_token: return "fp8tok";
+    case ActQuant::q8_0: return "q8_0";
+    case ActQuant::q8_1_s16: return "q8_1s16";
   }
   return "?";
 }

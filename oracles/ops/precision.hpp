@@ -12,6 +12,13 @@ enum class ActQuant : int {
   q8_1,            // per 32: d = f32(amax/127), q = roundf(x/d), stored d as fp16 (ggml q8_1)
   q8_K,            // per 256: iscale = -127/max (signed max), q = nearest_int(iscale*x), d = 1/iscale (f32)
   fp8_e4m3_token,  // per row (token): scale = f32(amax/448), q = e4m3(x/scale) RNE saturating
+  q8_0,            // per 32: d = f32(amax/127), q = roundf(x/d), stored d as fp16 (ggml q8_0: no sum field)
+  // q8_1 whose offset term reads the block's stored sum s = fp16(d * sum q) in place of the
+  // exact sum of the dequantized activations: a weight value a - c with c constant over
+  // the 32 elements contributes sum a x' - c s (ggml's q4_1 / q5_1 dot products, its GPU
+  // q4_0 / q4_K ones). The oracle computes exactly that; formats without such an offset
+  // per 32 elements cannot declare it.
+  q8_1_s16,
 };
 enum class OutType : int { f32, f16, bf16 };
 

@@ -26,8 +26,12 @@ bool near_half(double t) {
   return std::fabs(frac - 0.5) <= kTieUlps * f32_ulp(t);
 }
 
-void quantize_q8_1_row(const float* x, int64_t k, uint8_t* out, double* val, double* tie, int64_t& ties,
-                       std::string& error) {
+// q8_1 (36-byte blocks: fp16 d, fp16 s, 32 codes) or, with_sum false, q8_0 (34 bytes:
+// fp16 d, 32 codes); both as ggml's reference quantizers.
+void quantize_q8_row(const float* x, int64_t k, bool with_sum, uint8_t* out, double* val, double* tie,
+                     int64_t& ties, std::string& error) {
+  const int64_t bytes = with_sum ? 36 : 34, qs = with_sum ? 4 : 2;
+  const char* name = with_sum ? "q8_1" : "q8_0";
   for (int64_t b = 0; b < k / 32; ++b) {
     const float* xb = x + b * 32;
     double amax = 0;
@@ -36,8 +40,8 @@ void quantize_q8_1_row(const float* x, int64_t k, uint8_t* out, double* val, dou
     const uint16_t d16 = scalar::to_f16(d);
     const double dq = scalar::from_f16(d16);
     if (!std::isfinite(dq) && error.empty())
-      error = "q8_1 activation scale overflows fp16 (block amax " + std::to_string(amax) + " > 65504*127)";
-    uint8_t* blk = out + b * 36;
+      error = std::string(name) + " activation scale overflows fp16 (block amax " + std::to_string(amax) + " > 65504*127)";
+    uint8_t* blk = out + b * bytes;
     le::put16(blk, d16);
     int sum = 0;
     for (int i = 0; i < 32; ++i) {
@@ -47,14 +51,14 @@ void quantize_q8_1_row(const float* x, int64_t k, uint8_t* out, double* val, dou
         t = f32(static_cast<double>(xb[i]) / d);
         q = static_cast<int>(std::round(t));  // roundf: half away from zero
       }
-      blk[4 + i] = static_cast<uint8_t>(static_cast<int8_t>(q));
+      blk[qs + i] = static_cast<uint8_t>(static_cast<int8_t>(q));
       sum += q;
       val[b * 32 + i] = dq * q;
       const bool amb = d != 0 && near_half(static_cast<double>(xb[i]) / d);
       tie[b * 32 + i] = amb ? std::fabs(dq) : 0.0;
       ties += amb;
     }
-    le::put16(blk + 2, scalar::to_f16(f32(static_cast<double>(sum) * d)));
+    if (with_sum) le::put16(blk + 2, scalar::to_f16(f32(static_cast<double>(sum) * d)));
   }
 }
 
@@ -134,7 +138,7 @@ void quantize_fp8_row(const float* x, int64_t k, float& scale_out, uint8_t* code
 
 int64_t act_block(ActQuant a) {
   switch (a) {
-    case ActQuant::q8_1: return 32;
+    case ActQuant::q8_1: case ActQuant::q8_1_s16: case ActQuant::q8_0: return 32;
     case ActQuant::q8_K: return 256;
     default: return 1;
   }
@@ -152,12 +156,15 @@ QuantizedActs quantize_act_ref(ActQuant a, const float* x, int64_t m, int64_t k)
     case ActQuant::none:
       for (int64_t i = 0; i < m * k; ++i) r.value[i] = x[i];
       break;
-    case ActQuant::q8_1:
-      r.blocks.resize(static_cast<size_t>(m * (k / 32) * 36));
+    case ActQuant::q8_1: case ActQuant::q8_1_s16: case ActQuant::q8_0: {
+      const bool sum = a != ActQuant::q8_0;
+      const int64_t bytes = sum ? 36 : 34;
+      r.blocks.resize(static_cast<size_t>(m * (k / 32) * bytes));
       for (int64_t row = 0; row < m; ++row)
-        quantize_q8_1_row(x + row * k, k, r.blocks.data() + row * (k / 32) * 36, r.value.data() + row * k,
-                          r.tie_step.data() + row * k, r.ties, r.error);
+        quantize_q8_row(x + row * k, k, sum, r.blocks.data() + row * (k / 32) * bytes, r.value.data() + row * k,
+                        r.tie_step.data() + row * k, r.ties, r.error);
       break;
+    }
     case ActQuant::q8_K:
       r.blocks.resize(static_cast<size_t>(m * (k / 256) * 292));
       for (int64_t row = 0; row < m; ++row)

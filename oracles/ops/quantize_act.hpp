@@ -16,7 +16,7 @@ struct QuantizedActs {
   int64_t m = 0, k = 0;
   std::vector<double> value;     // [m][k] the dequantized activations, exact
   std::vector<double> tie_step;  // [m][k] 0, or how far the other admissible code moves value
-  std::vector<uint8_t> blocks;   // q8_1 / q8_K blocks, row-major; empty for none / fp8
+  std::vector<uint8_t> blocks;   // q8_0 / q8_1 / q8_K blocks, row-major; empty for none / fp8
   std::vector<float> row_scale;  // fp8_e4m3_token: one f32 scale per row
   std::vector<uint8_t> fp8;      // fp8_e4m3_token: [m][k] codes
   int64_t ties = 0;

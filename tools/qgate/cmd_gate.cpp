@@ -25,7 +25,7 @@ struct GateArgs {
   GateFilter f;
   uint64_t seed = 0;
   std::string regression, gguf, tensor, rows, report, mutant;
-  std::vector<std::string> plugins;
+  std::vector<std::string> plugins, plugin_args;
   double plugin_timeout = 10;
   bool quiet = false;
 };
@@ -54,6 +54,8 @@ void add_gate(CLI::App& app) {
   cmd->add_option("--report", a->report, "also write DIR/junit.xml, DIR/matrix.md and DIR/heatmaps/*.png");
   cmd->add_option("--plugin", a->plugins,
                   "gate the kernels of this plugin library instead of the registered ones (repeatable; docs/PLUGINS.md)");
+  cmd->add_option("--plugin-arg", a->plugin_args,
+                  "KEY=VALUE handed to every --plugin library's version 2 entry and init (repeatable, in order)");
   cmd->add_option("--plugin-timeout", a->plugin_timeout, "watchdog: seconds one plugin launch may take (default 10)")
       ->check(CLI::Range(0.001, 3600.0));
   cmd->add_option("--mutant", a->mutant, "switch this planted mutant on first (qgate-mutants only; qgate mutants --list)");
@@ -63,6 +65,13 @@ void add_gate(CLI::App& app) {
     if (!f.property.empty() && !find_property(f.property)) throw Failure{"unknown property '" + f.property + "'"};
     if (!a->gguf.empty() && a->tensor.empty()) throw Failure{"--gguf needs --tensor NAME (qgate gguf list " + a->gguf + ")"};
     if (!a->plugins.empty() && !a->gguf.empty()) throw Failure{"--plugin with --gguf is not supported yet"};
+    PluginArgs plugin_args;
+    for (const std::string& kv : a->plugin_args) {
+      const size_t eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) throw Failure{"--plugin-arg needs KEY=VALUE, got '" + kv + "'"};
+      plugin_args.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+    if (!plugin_args.empty() && a->plugins.empty()) throw Failure{"--plugin-arg needs --plugin"};
     if (!a->mutant.empty()) {
       const mutant::Info* m = mutant::find(a->mutant);
       if (!m) throw Failure{"unknown mutant '" + a->mutant + "' (qgate mutants --list)"};
@@ -118,11 +127,11 @@ void add_gate(CLI::App& app) {
       std::printf("qgate gate: seed 0x%llx\n", static_cast<unsigned long long>(seed));
       std::fflush(stdout);
       plugins = std::make_unique<PluginHost>(a->plugin_timeout);
-      for (const std::string& lib : a->plugins) plugins->load(lib);
+      for (const std::string& lib : a->plugins) plugins->load(lib, plugin_args);
       std::vector<const KernelInfo*> selected;
       for (const KernelInfo* k : plugins->kernels())
         if (f.matches(*k)) selected.push_back(k);
-      std::printf("qgate gate: %zu plugin kernel(s) from %zu librar%s, each launch in a child process (watchdog %g s)\n",
+      std::printf("qgate gate: %zu plugin kernel(s) from %zu librar%s, each kernel's launches in a session process of its own (watchdog %g s)\n",
                   selected.size(), a->plugins.size(), a->plugins.size() == 1 ? "y" : "ies", a->plugin_timeout);
       std::fflush(stdout);
       input = "generated cases (properties.inc) on plugin kernels";
@@ -154,6 +163,7 @@ void add_gate(CLI::App& app) {
       add("--property", f.property), add("--gguf", a->gguf), add("--tensor", a->tensor), add("--rows", a->rows);
       add("--mutant", a->mutant);
       for (const std::string& p : a->plugins) add("--plugin", p);
+      for (const std::string& kv : a->plugin_args) add("--plugin-arg", kv);
       if (!a->plugins.empty() && a->plugin_timeout != 10) {
         char t[32];
         std::snprintf(t, sizeof t, "%g", a->plugin_timeout);

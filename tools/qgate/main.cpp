@@ -1,12 +1,19 @@
 // qgate: the command-line front of the verification suite. Subcommands register
 // themselves (commands.hpp); this file only assembles them and maps failures to exit codes.
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <new>
 
+#include "properties/plugin_session.hpp"
 #include "tools/qgate/commands.hpp"
 
 int main(int argc, char** argv) {
+  // A plugin kernel's session process (properties/plugin_session.hpp): qgate re-executed by
+  // itself, never by a user; not a subcommand, so it stays out of --help.
+  if (argc == 3 && std::strcmp(argv[1], "__plugin-session") == 0)
+    return qgate::plugin_session_main(std::atoi(argv[2]));
   CLI::App app{"qgate — numerical verification gate for quantized LLM kernels", "qgate"};
   app.require_subcommand(1);
 

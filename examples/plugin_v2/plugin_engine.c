@@ -1,0 +1,359 @@
+/* An example plugin of ABI version 2 (docs/PLUGINS.md): CPU kernels written the way engines
+ * write their dot products, each declared with the math it really performs, and one planted
+ * defect of each, which the gate must reject while the correct ones pass.
+ *
+ *   engine_matvec_q4_1_q8_1s16    q4_1 x q8_1: d_w d_x sum(q_w q_x) + m_w s_x, s_x the block's
+ *                                 stored fp16 sum (QGATE_ACT_Q8_1_S16)
+ *   engine_matvec_q5_1_q8_1s16    the same for q5_1
+ *   engine_matvec_q4_0_q8_0       q4_0 x q8_0: d_w d_x sum((q_w - 8) q_x) (QGATE_ACT_Q8_0)
+ *   engine_matvec_q8_0_q8_0       q8_0 x q8_0
+ *   engine_matvec_q6_K_f32_split  q6_K x f32 in split form: d sc (sum q x - 32 sum x) per 16
+ *   engine_matvec_tq2_0_f32_split tq2_0 x f32 in split form: d (sum q x - sum x)
+ *   engine_matvec_q8_0_f32_splitk q8_0 x f32 with K split over 4 threads whose partial sums
+ *                                 land in y by atomic adds in whatever order the threads
+ *                                 finish: declared non-deterministic
+ *   stale_matvec_q8_0_f32         keeps the weights it converted on its first call and reuses
+ *                                 them whenever the shape repeats: right on its first call of
+ *                                 a shape, wrong once the data changes
+ * and wrong_<name> for each correct kernel, with one defect each (see `defect` below).
+ * configure: --plugin-arg threads=N sets the split-K kernel's thread count (default 4).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin/qgate_plugin.h"
+
+static float f16_to_f32(uint16_t h) {
+  const int sign = h >> 15, e = (h >> 10) & 0x1f, f = h & 0x3ff;
+  float v;
+  if (e == 0) v = ldexpf((float)f, -24);
+  else if (e == 31) v = f ? NAN : INFINITY;
+  else v = ldexpf((float)(f | 0x400), e - 25);
+  return sign ? -v : v;
+}
+/* f32 -> fp16, round to nearest even (overflow to infinity). */
+static uint16_t f32_to_f16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000, e = (x >> 23) & 0xff;
+  uint32_t m = x & 0x7fffff;
+  if (e == 0xff) return (uint16_t)(sign | 0x7c00 | (m ? 0x200 : 0));
+  const int E = (int)e - 112;
+  if (E >= 31) return (uint16_t)(sign | 0x7c00);
+  if (E <= 0) {
+    if (E < -10) return (uint16_t)sign;
+    m |= 0x800000;
+    const int shift = 14 - E;
+    uint32_t hm = m >> shift;
+    const uint32_t rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (hm & 1))) ++hm;
+    return (uint16_t)(sign | hm);
+  }
+  uint32_t h = sign | ((uint32_t)E << 10) | (m >> 13);
+  const uint32_t rem = m & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) ++h;
+  return (uint16_t)h;
+}
+static float round16(float v) { return f16_to_f32(f32_to_f16(v)); }
+static uint16_t u16(const uint8_t* p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+
+/* The activation block as the engine quantizes it: d = amax/127, q = round(x/d) (the engine
+ * multiplies by 1/d), the stored fp16 d and, for q8_1, s = fp16(d * sum q). */
+typedef struct { int8_t q[32]; float d, s; } qblock;
+static void quantize32(const float* x, qblock* b) {
+  float amax = 0;
+  for (int j = 0; j < 32; ++j) amax = fmaxf(amax, fabsf(x[j]));
+  const float d = amax / 127.0f, id = d != 0 ? 1.0f / d : 0.0f;
+  int sum = 0;
+  for (int j = 0; j < 32; ++j) {
+    b->q[j] = (int8_t)roundf(x[j] * id);
+    sum += b->q[j];
+  }
+  b->d = round16(d);
+  b->s = round16(d * (float)sum);
+}
+
+static int refuse(char* msg, size_t n, const char* why) {
+  snprintf(msg, n, "%s", why);
+  return 1;
+}
+
+/* Element j (0..31) of a q4 / q5 legacy block's codes; q5 adds bit j of qh. `shift` is the
+ * defect of wrong_ q5_1: the fifth bit read from the neighbouring lane. */
+static int nib(const uint8_t* qs, int j) { return j < 16 ? (qs[j] & 15) : (qs[j - 16] >> 4); }
+static int q5bit(const uint8_t* qh, int j, int shift) {
+  const uint32_t h = (uint32_t)qh[0] | ((uint32_t)qh[1] << 8) | ((uint32_t)qh[2] << 16) | ((uint32_t)qh[3] << 24);
+  return (int)((h >> ((j + shift) & 31)) & 1) << 4;
+}
+
+enum kind { Q4_1, Q5_1, Q4_0, Q8_0 };
+typedef struct { enum kind kind; int defect; } legacy_user;
+
+/* Legacy formats against quantized activations, per block an exact integer dot, scaled in f32. */
+static int32_t matvec_legacy(const void* user, const qgate_plugin_v2_call* c, char* msg, size_t n) {
+  const legacy_user* u = (const legacy_user*)user;
+  static const int bytes[] = {20, 24, 18, 34};
+  if (c->k % 32) return refuse(msg, n, "k is not a multiple of 32");
+  const uint8_t* w = (const uint8_t*)c->w.ptr;
+  const float* x = (const float*)c->x.ptr;
+  float* y = (float*)c->y.ptr;
+  const int64_t nb = c->k / 32;
+  qblock* xq = (qblock*)malloc(sizeof(qblock) * (size_t)nb);
+  if (!xq) return refuse(msg, n, "out of memory");
+  for (int64_t r = 0; r < c->m; ++r) {
+    for (int64_t b = 0; b < nb; ++b) quantize32(x + r * c->k + b * 32, &xq[b]);
+    for (int64_t i = 0; i < c->n; ++i) {
+      float acc = 0;
+      for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t* blk = w + (i * nb + b) * bytes[u->kind];
+        const qblock* a = &xq[b];
+        int sumi = 0;
+        float term;
+        switch (u->kind) {
+          case Q4_1: case Q5_1: {
+            const uint8_t* qs = blk + (u->kind == Q4_1 ? 4 : 8);
+            for (int j = 0; j < 32; ++j) {
+              const int q = nib(qs, j) | (u->kind == Q5_1 ? q5bit(blk + 4, j, u->defect) : 0);
+              sumi += q * a->q[j];
+            }
+            /* defect (q4_1): the min of the neighbouring block of the row */
+            const uint8_t* mblk = u->defect && u->kind == Q4_1 && b + 1 < nb ? blk + bytes[u->kind] : blk;
+            term = f16_to_f32(u16(blk)) * a->d * (float)sumi + f16_to_f32(u16(mblk + 2)) * a->s;
+            break;
+          }
+          case Q4_0:
+            /* defect: codes centred on 7 instead of 8 */
+            for (int j = 0; j < 32; ++j) sumi += (nib(blk + 2, j) - (u->defect ? 7 : 8)) * a->q[j];
+            term = f16_to_f32(u16(blk)) * a->d * (float)sumi;
+            break;
+          default:
+            for (int j = 0; j < 32; ++j) sumi += (int8_t)blk[2 + j] * a->q[j];
+            /* defect: the activation scale left unrounded (fp32 d where the block stores fp16) */
+            term = f16_to_f32(u16(blk)) * (u->defect ? fabsf(a->d) * 1.001f : a->d) * (float)sumi;
+            break;
+        }
+        acc += term;
+      }
+      y[r * c->n + i] = acc;
+    }
+  }
+  free(xq);
+  return 0;
+}
+
+/* q6_K element e (0..255) and its sub-block scale index (ggml's block_q6_K: ql[128], qh[64],
+ * scales[16], d). */
+static int q6_code(const uint8_t* b, int e, int* sc) {
+  const int half = e / 128, r = e % 128, quarter = r / 32, l = r % 32;
+  const uint8_t* ql = b + 64 * half;
+  const uint8_t* qh = b + 128 + 32 * half;
+  const int low = quarter == 0 ? ql[l] & 15 : quarter == 1 ? ql[l + 32] & 15 : quarter == 2 ? ql[l] >> 4 : ql[l + 32] >> 4;
+  *sc = 8 * half + l / 16 + 2 * quarter;
+  return low | (((qh[l] >> (2 * quarter)) & 3) << 4);
+}
+
+/* q6_K x f32, split: per 16 elements d*sc*(sum q x) - 32*d*sc*(sum x), all in f32.
+ * defect: the offset 31. */
+static int32_t matvec_q6_K_split(const void* user, const qgate_plugin_v2_call* c, char* msg, size_t n) {
+  const int defect = (int)(intptr_t)user;
+  if (c->k % 256) return refuse(msg, n, "k is not a multiple of 256");
+  const uint8_t* w = (const uint8_t*)c->w.ptr;
+  const float* x = (const float*)c->x.ptr;
+  float* y = (float*)c->y.ptr;
+  const int64_t nb = c->k / 256;
+  for (int64_t r = 0; r < c->m; ++r)
+    for (int64_t i = 0; i < c->n; ++i) {
+      float acc = 0;
+      for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t* blk = w + (i * nb + b) * 210;
+        const float d = f16_to_f32(u16(blk + 208));
+        const float* xb = x + r * c->k + b * 256;
+        float qx[16] = {0}, sx[16] = {0};
+        for (int e = 0; e < 256; ++e) {
+          int sc;
+          const int q = q6_code(blk, e, &sc);
+          qx[sc] += (float)q * xb[e];
+          sx[sc] += xb[e];
+        }
+        for (int s = 0; s < 16; ++s) {
+          const float ds = d * (float)(int8_t)blk[192 + s];
+          acc += ds * qx[s] - (float)(defect ? 31 : 32) * ds * sx[s];
+        }
+      }
+      y[r * c->n + i] = acc;
+    }
+  return 0;
+}
+
+/* tq2_0 (qs[64], d): element 128 j + 32 l + m holds bits 2l of qs[32 j + m]; value d (q - 1).
+ * Split: d (sum q x - sum x) per block. defect: the crumbs of a byte read high-first. */
+static int32_t matvec_tq2_0_split(const void* user, const qgate_plugin_v2_call* c, char* msg, size_t n) {
+  const int defect = (int)(intptr_t)user;
+  if (c->k % 256) return refuse(msg, n, "k is not a multiple of 256");
+  const uint8_t* w = (const uint8_t*)c->w.ptr;
+  const float* x = (const float*)c->x.ptr;
+  float* y = (float*)c->y.ptr;
+  const int64_t nb = c->k / 256;
+  for (int64_t r = 0; r < c->m; ++r)
+    for (int64_t i = 0; i < c->n; ++i) {
+      float acc = 0;
+      for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t* blk = w + (i * nb + b) * 66;
+        const float* xb = x + r * c->k + b * 256;
+        float qx = 0, sx = 0;
+        for (int e = 0; e < 256; ++e) {
+          const int j = e / 128, l = (e % 128) / 32, m = e % 32;
+          const int q = (blk[32 * j + m] >> (2 * (defect ? 3 - l : l))) & 3;
+          qx += (float)q * xb[e];
+          sx += xb[e];
+        }
+        acc += f16_to_f32(u16(blk + 64)) * (qx - sx);
+      }
+      y[r * c->n + i] = acc;
+    }
+  return 0;
+}
+
+/* ---- split-K over threads, partial sums added to y atomically in completion order ---- */
+typedef struct { int threads; } session_state;
+typedef struct {
+  const qgate_plugin_v2_call* c;
+  int part, parts, skip_row;
+} splitk_job;
+static void atomic_add(float* p, float v) {
+  uint32_t old = __atomic_load_n((uint32_t*)p, __ATOMIC_RELAXED), next;
+  do {
+    float f;
+    memcpy(&f, &old, 4);
+    f += v;
+    memcpy(&next, &f, 4);
+  } while (!__atomic_compare_exchange_n((uint32_t*)p, &old, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+static void* splitk_part(void* arg) {
+  const splitk_job* j = (const splitk_job*)arg;
+  const qgate_plugin_v2_call* c = j->c;
+  const int64_t nb = c->k / 32, b0 = nb * j->part / j->parts, b1 = nb * (j->part + 1) / j->parts;
+  const uint8_t* w = (const uint8_t*)c->w.ptr;
+  const float* x = (const float*)c->x.ptr;
+  for (int64_t r = 0; r < c->m; ++r)
+    for (int64_t i = 0; i < c->n; ++i) {
+      if (j->skip_row && i == c->n - 1) continue; /* defect: the last row never accumulated */
+      float acc = 0;
+      for (int64_t b = b0; b < b1; ++b) {
+        const uint8_t* blk = w + (i * nb + b) * 34;
+        float s = 0;
+        for (int e = 0; e < 32; ++e) s += (float)(int8_t)blk[2 + e] * x[r * c->k + b * 32 + e];
+        acc += f16_to_f32(u16(blk)) * s;
+      }
+      if (b1 > b0) atomic_add((float*)c->y.ptr + r * c->n + i, acc);
+    }
+  return NULL;
+}
+static int32_t matvec_q8_0_splitk(const void* user, const qgate_plugin_v2_call* c, char* msg, size_t n) {
+  if (c->k % 32) return refuse(msg, n, "k is not a multiple of 32");
+  const session_state* st = (const session_state*)c->session;
+  int parts = st ? st->threads : 4;
+  if (parts > 16) parts = 16;
+  float* y = (float*)c->y.ptr;
+  for (int64_t i = 0; i < c->m * c->n; ++i) y[i] = 0.0f;
+  pthread_t t[16];
+  splitk_job jobs[16];
+  for (int p = 0; p < parts; ++p) {
+    jobs[p] = (splitk_job){c, p, parts, (int)(intptr_t)user};
+    if (pthread_create(&t[p], NULL, splitk_part, &jobs[p]) != 0) {
+      for (int q = 0; q < p; ++q) pthread_join(t[q], NULL);
+      return refuse(msg, n, "pthread_create failed");
+    }
+  }
+  for (int p = 0; p < parts; ++p) pthread_join(t[p], NULL);
+  return 0;
+}
+
+/* ---- a kernel with state that survives its call ---- */
+static float* g_cache;       /* the weights as f32, converted on the first call of a shape */
+static int64_t g_cache_n, g_cache_k;
+static int32_t matvec_q8_0_stale(const void* user, const qgate_plugin_v2_call* c, char* msg, size_t n) {
+  (void)user;
+  if (c->k % 32) return refuse(msg, n, "k is not a multiple of 32");
+  const int64_t nb = c->k / 32;
+  if (!g_cache || g_cache_n != c->n || g_cache_k != c->k) { /* the bug: keyed by shape, not by the data */
+    free(g_cache);
+    g_cache = (float*)malloc(sizeof(float) * (size_t)(c->n * c->k));
+    if (!g_cache) return refuse(msg, n, "out of memory");
+    for (int64_t i = 0; i < c->n; ++i)
+      for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t* blk = (const uint8_t*)c->w.ptr + (i * nb + b) * 34;
+        for (int e = 0; e < 32; ++e) g_cache[i * c->k + b * 32 + e] = f16_to_f32(u16(blk)) * (float)(int8_t)blk[2 + e];
+      }
+    g_cache_n = c->n, g_cache_k = c->k;
+  }
+  const float* x = (const float*)c->x.ptr;
+  for (int64_t r = 0; r < c->m; ++r)
+    for (int64_t i = 0; i < c->n; ++i) {
+      float acc = 0;
+      for (int64_t e = 0; e < c->k; ++e) acc += g_cache[i * c->k + e] * x[r * c->k + e];
+      ((float*)c->y.ptr)[r * c->n + i] = acc;
+    }
+  return 0;
+}
+
+static int32_t init(const qgate_plugin_v2_config* cfg, void* stream, void** session, char* msg, size_t n) {
+  (void)stream;
+  session_state* st = (session_state*)malloc(sizeof *st);
+  if (!st) return refuse(msg, n, "out of memory");
+  st->threads = 4;
+  for (uint32_t i = 0; i < cfg->count; ++i)
+    if (strcmp(cfg->keys[i], "threads") == 0) st->threads = atoi(cfg->values[i]);
+  if (st->threads < 1 || st->threads > 16) {
+    free(st);
+    return refuse(msg, n, "threads must be 1..16");
+  }
+  *session = st;
+  return 0;
+}
+static void teardown(void* session) { free(session); }
+
+static const legacy_user kQ41 = {Q4_1, 0}, kQ41Bad = {Q4_1, 1}, kQ51 = {Q5_1, 0}, kQ51Bad = {Q5_1, 1},
+                         kQ40 = {Q4_0, 0}, kQ40Bad = {Q4_0, 1}, kQ80 = {Q8_0, 0}, kQ80Bad = {Q8_0, 1};
+
+/* Depths: the quantized kernels add one f32 block term per 32 (scale products, the integer
+ * dot exact): ceil(k/32) + 4. The f32 split kernels sum 16 (q6_K) or 256 (tq2_0) products per
+ * partial, then the partials: ceil(k/16) + 16 and ceil(k/256) + 256 + 4. The split-K kernel:
+ * 32 products, then ceil(k/32)/4 blocks per part, then up to 16 atomic adds in any order. */
+#define K(name, fmt, act, tk, depth_b, depth_c, det, fn, user)                                                  \
+  {name, QGATE_OP_MATMUL, fmt, QGATE_BACKEND_CPU, 1, 1, tk, 8, {act, 23, {1, depth_b, depth_c}, QGATE_OUT_F32, 0}, \
+   det, fn, user, NULL}
+static const qgate_plugin_v2_kernel kKernels[] = {
+    K("engine_matvec_q4_1_q8_1s16", "q4_1", QGATE_ACT_Q8_1_S16, 32, 32, 6, 1, matvec_legacy, &kQ41),
+    K("engine_matvec_q5_1_q8_1s16", "q5_1", QGATE_ACT_Q8_1_S16, 32, 32, 6, 1, matvec_legacy, &kQ51),
+    K("engine_matvec_q4_0_q8_0", "q4_0", QGATE_ACT_Q8_0, 32, 32, 6, 1, matvec_legacy, &kQ40),
+    K("engine_matvec_q8_0_q8_0", "q8_0", QGATE_ACT_Q8_0, 32, 32, 6, 1, matvec_legacy, &kQ80),
+    K("engine_matvec_q6_K_f32_split", "q6_K", QGATE_ACT_NONE, 256, 16, 20, 1, matvec_q6_K_split, (void*)0),
+    K("engine_matvec_tq2_0_f32_split", "tq2_0", QGATE_ACT_NONE, 256, 256, 262, 1, matvec_tq2_0_split, (void*)0),
+    K("engine_matvec_q8_0_f32_splitk", "q8_0", QGATE_ACT_NONE, 32, 32, 52, 0, matvec_q8_0_splitk, (void*)0),
+    K("wrong_matvec_q4_1_q8_1s16_neighbour_min", "q4_1", QGATE_ACT_Q8_1_S16, 32, 32, 6, 1, matvec_legacy, &kQ41Bad),
+    K("wrong_matvec_q5_1_q8_1s16_crossed_high_bit", "q5_1", QGATE_ACT_Q8_1_S16, 32, 32, 6, 1, matvec_legacy, &kQ51Bad),
+    K("wrong_matvec_q4_0_q8_0_offset7", "q4_0", QGATE_ACT_Q8_0, 32, 32, 6, 1, matvec_legacy, &kQ40Bad),
+    K("wrong_matvec_q8_0_q8_0_scale", "q8_0", QGATE_ACT_Q8_0, 32, 32, 6, 1, matvec_legacy, &kQ80Bad),
+    K("wrong_matvec_q6_K_f32_split_offset31", "q6_K", QGATE_ACT_NONE, 256, 16, 20, 1, matvec_q6_K_split, (void*)1),
+    K("wrong_matvec_tq2_0_f32_split_crumbs", "tq2_0", QGATE_ACT_NONE, 256, 256, 262, 1, matvec_tq2_0_split, (void*)1),
+    K("wrong_matvec_q8_0_f32_splitk_skips_row", "q8_0", QGATE_ACT_NONE, 32, 32, 52, 0, matvec_q8_0_splitk, (void*)1),
+    K("stale_matvec_q8_0_f32", "q8_0", QGATE_ACT_NONE, 32, 1, 1, 1, matvec_q8_0_stale, (void*)0),
+};
+static const qgate_plugin_v2_library kLibrary = {sizeof(qgate_plugin_v2_library), QGATE_PLUGIN_V2_ABI_VERSION, kKernels,
+                                                 sizeof kKernels / sizeof kKernels[0], init, teardown};
+
+QGATE_PLUGIN_EXPORT const qgate_plugin_v2_library* qgate_plugin_v2_get(uint32_t host_abi_version,
+                                                                       const qgate_plugin_v2_config* config, char* msg,
+                                                                       size_t n) {
+  (void)config;
+  if (host_abi_version != QGATE_PLUGIN_V2_ABI_VERSION) {
+    snprintf(msg, n, "built for ABI version 2");
+    return NULL;
+  }
+  return &kLibrary;
+}
