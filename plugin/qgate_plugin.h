@@ -142,12 +142,34 @@ typedef struct qgate_plugin_v2_config {
   const char* const* values;
 } qgate_plugin_v2_config;
 
-/* One tensor handed to a launch. On the CPU `ptr` is host memory; on CUDA and HIP it is device
- * memory of the session's current device (allocated by qgate, cudaMalloc / hipMalloc). */
+/* One tensor handed to a launch. CPU: `ptr` is host memory. CUDA / HIP: `ptr` is device memory
+ * of the session's device (allocated by qgate, cudaMalloc / hipMalloc). Vulkan: `ptr` is NULL;
+ * the tensor is bytes [vk_offset, vk_offset + bytes) of the VkBuffer `vk_buffer` (a storage
+ * buffer of the session's VkDevice; vk_offset a multiple of 256; the buffer holds at least
+ * bytes rounded up to 16 past the offset). */
 typedef struct qgate_plugin_v2_tensor {
   void* ptr;
-  uint64_t bytes; /* what the kernel may read (inputs) or must write exactly (the output) */
+  uint64_t bytes;      /* what the kernel may read (inputs) or must write exactly (the output) */
+  uint64_t vk_buffer;  /* VkBuffer (Vulkan only) */
+  uint64_t vk_offset;
 } qgate_plugin_v2_tensor;
+
+/* The device a session runs its kernel on, as qgate opened it (init and every launch get it). */
+typedef struct qgate_plugin_v2_device {
+  uint32_t size;   /* sizeof(qgate_plugin_v2_device) as qgate built it */
+  int32_t backend; /* qgate_plugin_backend */
+  void* stream;    /* CUDA: the cudaStream_t to launch on; HIP: the hipStream_t; else NULL */
+  /* Vulkan: the instance, physical device, device and compute queue (VkInstance ... VkQueue),
+   * the queue's family, and the loader's vkGetInstanceProcAddr to fetch every other entry
+   * point from (the plugin need not link a Vulkan loader). The kernel submits its work to
+   * vk_queue itself; qgate waits for the queue to go idle after launch returns. */
+  void* vk_instance;
+  void* vk_physical_device;
+  void* vk_device;
+  void* vk_queue;
+  uint32_t vk_queue_family;
+  void* vk_get_instance_proc_addr;
+} qgate_plugin_v2_device;
 
 /* One launch: every op and backend through this one struct. Fields an op does not use are
  * zero. The output `y` sits between guard bytes and is pre-filled with NaN poison; qgate
@@ -159,10 +181,11 @@ typedef struct qgate_plugin_v2_call {
   qgate_plugin_v2_tensor w; /* the weight, as the format's blocks, row-major (GGUF layout) */
   qgate_plugin_v2_tensor x; /* matmul: m x k f32 activations, row-major; dequant: none */
   qgate_plugin_v2_tensor y; /* n x k (dequant) or m x n (matmul) elements of out_type */
-  void* stream;   /* CUDA: the cudaStream_t to launch on (qgate synchronizes it after the
-                     launch returns); HIP: the hipStream_t; CPU: NULL */
+  void* stream;   /* device->stream, for short: CUDA's cudaStream_t to launch on (qgate
+                     synchronizes it after the launch returns), HIP's hipStream_t; else NULL */
   void* session;  /* what init stored, or NULL */
   uint64_t launch_index; /* launches of this kernel before this one in this session process */
+  const qgate_plugin_v2_device* device;
 } qgate_plugin_v2_call;
 
 /* Runs the kernel once. Returns 0, or an error code of the plugin's choosing with a message
@@ -175,8 +198,7 @@ typedef struct qgate_plugin_v2_kernel {
   const char* name;   /* unique within qgate's run: [A-Za-z0-9_.-], 1..96 characters */
   int32_t op;         /* QGATE_OP_* */
   const char* format; /* GGUF name of the weight format (qgate list --formats) */
-  int32_t backend;    /* qgate_plugin_backend: CPU, CUDA and HIP launch; Vulkan is declared but
-                         reported skipped with the reason in this qgate */
+  int32_t backend;    /* qgate_plugin_backend */
   int32_t tile_m, tile_n, tile_k; /* the kernel's tile (>= 1): the generators derive shapes from it */
   int32_t max_m;      /* matmul: the largest M it is meant for (0 = any) */
   qgate_plugin_precision precision; /* activation: any QGATE_ACT_* value */
@@ -191,12 +213,13 @@ typedef struct qgate_plugin_v2_kernel {
                                 library the plugin did not find): reported skipped with it */
 } qgate_plugin_v2_kernel;
 
-/* Optional. Called once in each session process, before its first launch: `session` may
- * receive a pointer handed to every launch (qgate_plugin_v2_call::session) and to teardown.
- * On CUDA / HIP the session's device is current and its stream is `stream`. Nonzero return:
- * every launch of that session fails with the message. */
-typedef int32_t (*qgate_plugin_v2_init_fn)(const qgate_plugin_v2_config* config, void* stream, void** session,
-                                           char* message, size_t message_size);
+/* Optional. Called once in each session process, before its first launch, with the device
+ * the session opened for the kernel (on CUDA / HIP it is current): `session` may receive a
+ * pointer handed to every launch (qgate_plugin_v2_call::session) and to teardown (build
+ * pipelines, tables, workspaces here). Nonzero return: every launch of that session fails
+ * with the message. */
+typedef int32_t (*qgate_plugin_v2_init_fn)(const qgate_plugin_v2_config* config, const qgate_plugin_v2_device* device,
+                                           void** session, char* message, size_t message_size);
 /* Optional. Called once when a session process ends normally. */
 typedef void (*qgate_plugin_v2_teardown_fn)(void* session);
 

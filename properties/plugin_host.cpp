@@ -346,8 +346,6 @@ void PluginHost::load(const std::string& library, const PluginArgs& args) {
     if (!unavailable.empty()) pk.unavailable = "the plugin says: " + unavailable;
     else if (abi == 1 && be != BackendId::cpu)
       pk.unavailable = "plugin ABI version 1 launches with host pointers only: declare the kernel through version 2 (qgate_plugin_v2_get) for device memory";
-    else if (be == BackendId::vulkan)
-      pk.unavailable = "this qgate does not launch Vulkan plugin kernels yet (CPU, CUDA and HIP ones it does)";
     else if (op == QGATE_OP_GATE_UP || op == QGATE_OP_MOE_MATMUL)
       pk.unavailable = "this qgate does not launch plugin " + std::string(op == QGATE_OP_GATE_UP ? "gate_up" : "moe_matmul") +
                        " kernels yet (dequant and matmul it does)";

@@ -15,6 +15,9 @@
 
 #include "backends/raw_device.hpp"
 #include "properties/plugin_wire.hpp"
+#ifdef QGATE_HAVE_VULKAN
+#include "backends/vulkan/vk_runtime.hpp"
+#endif
 
 extern char** environ;
 
@@ -192,6 +195,10 @@ struct Child {
   size_t index = 0;
   BackendId backend = BackendId::cpu;
   std::unique_ptr<RawDevice> dev;
+#ifdef QGATE_HAVE_VULKAN
+  vk::Runtime* vkrt = nullptr;
+#endif
+  qgate_plugin_v2_device device{};
   void* session = nullptr;
 
   void reply(uint8_t status, int32_t rc, const std::string& msg, const uint8_t* region = nullptr, size_t n = 0) {
@@ -217,19 +224,73 @@ struct Child {
     const char* kname = lib.abi == 2 ? lib.v2->kernels[index].name : lib.v1[index].name;
     if (!kname || strncmp(kname, name.c_str(), wire::kMaxString) != 0)
       return "the plugin's kernel table is not what it was when it was loaded";
+    device.size = sizeof device;
+    device.backend = static_cast<int32_t>(backend);
     if (backend == BackendId::cuda || backend == BackendId::hip) {
       std::string why;
       dev = RawDevice::open(backend, why);
       if (!dev) return "the session could not open the " + std::string(backend_name(backend)) + " device: " + why;
+      device.stream = dev->stream();
+    }
+    if (backend == BackendId::vulkan) {
+#ifdef QGATE_HAVE_VULKAN
+      std::string why;
+      vkrt = vk::Runtime::instance(why);
+      if (!vkrt) return "the session could not open the Vulkan device: " + why;
+      const vk::Runtime::Handles h = vkrt->handles();
+      device.vk_instance = h.instance, device.vk_physical_device = h.physical_device, device.vk_device = h.device;
+      device.vk_queue = h.queue, device.vk_queue_family = h.queue_family;
+      device.vk_get_instance_proc_addr = h.get_instance_proc_addr;
+#else
+      return "the session could not open the Vulkan device: Vulkan is not built in this configuration";
+#endif
     }
     if (lib.abi == 2 && lib.v2->init) {
       char msg[1024] = {};
-      const int32_t rc = lib.v2->init(lib.config, dev ? dev->stream() : nullptr, &session, msg, sizeof msg);
+      const int32_t rc = lib.v2->init(lib.config, &device, &session, msg, sizeof msg);
       msg[sizeof msg - 1] = 0;
       if (rc != 0) return "the plugin's init returned " + std::to_string(rc) + ": " + msg;
     }
     return {};
   }
+
+#ifdef QGATE_HAVE_VULKAN
+  // Vulkan: host-visible storage buffers (the weight, the activations, the region with guard
+  // bytes each side, placed so the output starts at a multiple of 256); the plugin records
+  // and submits its own work to the queue, qgate waits for the queue to go idle.
+  template <class Run>
+  void launch_vulkan(qgate_plugin_v2_call& c, const void* w, size_t wn, const void* x, size_t xn, const uint8_t* reg,
+                     size_t rn, size_t red, size_t yb, Run& run, char* msg, int32_t& rc) {
+    const size_t pre = kSlack + (256 - (kSlack + red) % 256) % 256;
+    auto round16 = [](size_t n) { return (std::max<size_t>(n, 1) + 15) / 16 * 16; };
+    vk::Buffer bw = vkrt->alloc(round16(wn)), bx, br = vkrt->alloc(round16(pre + rn + kSlack));
+    if (x) bx = vkrt->alloc(round16(xn));
+    auto done = [&] {
+      for (vk::Buffer* b : {&bw, &bx, &br})
+        if (b->handle) vkrt->release(*b);
+    };
+    if (!bw.map || !br.map || (x && !bx.map)) return done(), reply(kSessionError, 0, "Vulkan buffer allocation failed");
+    std::memcpy(bw.map, w, wn);
+    if (x) std::memcpy(bx.map, x, xn);
+    uint8_t* rb = static_cast<uint8_t*>(br.map);
+    std::memset(rb, kSlackByte, br.bytes);
+    std::memcpy(rb + pre, reg, rn);
+    c.w = {nullptr, wn, vk::Runtime::buffer_handle(bw), 0};
+    if (x) c.x = {nullptr, xn, vk::Runtime::buffer_handle(bx), 0};
+    c.y = {nullptr, yb, vk::Runtime::buffer_handle(br), pre + red};
+    run();
+    const std::string idle = vkrt->wait_idle();
+    if (rc != 0) return done(), reply(kKernelError, rc, msg);
+    if (!idle.empty()) return done(), reply(kSessionError, 0, "Vulkan error after the launch: " + idle);
+    size_t past = 0;
+    for (size_t i = 0; i < pre; ++i) past += rb[i] != kSlackByte;
+    for (size_t i = pre + rn; i < br.bytes; ++i) past += rb[i] != kSlackByte;
+    std::vector<uint8_t> back(rb + pre, rb + pre + rn);
+    done();
+    if (past) return reply(kSessionError, 0, "wrote " + std::to_string(past) + " bytes past its guarded region on the device");
+    reply(kOk, 0, "", back.data(), rn);
+  }
+#endif
 
   void launch(wire::Reader& r) {
     qgate_plugin_v2_call c{};
@@ -264,10 +325,15 @@ struct Child {
       }
       msg[sizeof msg - 1] = 0;
     };
+    c.device = &device;
+    c.stream = device.stream;
+#ifdef QGATE_HAVE_VULKAN
+    if (vkrt) return launch_vulkan(c, wh.data(), wn, has_x ? xh.data() : nullptr, xn, reg, rn, red, yb, run, msg, rc);
+#endif
     if (!dev) {
-      c.w = {wh.data(), wn};
-      if (has_x) c.x = {xh.data(), xn};
-      c.y = {reg + red, yb};
+      c.w = {wh.data(), wn, 0, 0};
+      if (has_x) c.x = {xh.data(), xn, 0, 0};
+      c.y = {reg + red, yb, 0, 0};
       run();
       if (rc != 0) return reply(kKernelError, rc, msg);
       return reply(kOk, 0, "", reg, rn);
@@ -292,10 +358,9 @@ struct Child {
     if (e.empty()) e = dev->upload(drb + kSlack + rn, slack.data(), kSlack);
     if (e.empty()) e = dev->sync("uploading the inputs");
     if (!e.empty()) return fail(e);
-    c.w = {dw, wn};
-    if (has_x) c.x = {dx, xn};
-    c.y = {drb + kSlack + red, yb};
-    c.stream = dev->stream();
+    c.w = {dw, wn, 0, 0};
+    if (has_x) c.x = {dx, xn, 0, 0};
+    c.y = {drb + kSlack + red, yb, 0, 0};
     run();
     if (rc != 0) {
       dev->sync("after the launch");

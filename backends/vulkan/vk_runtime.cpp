@@ -254,6 +254,27 @@ static Buffer alloc_in(Runtime::Impl& I, size_t bytes, uint32_t mem_type, bool m
   return out;
 }
 
+Runtime::Handles Runtime::handles() const {
+  Handles h;
+  h.instance = impl_->instance;
+  h.physical_device = impl_->phys;
+  h.device = impl_->device;
+  h.queue = impl_->queue;
+  h.queue_family = impl_->queue_family;
+  h.get_instance_proc_addr = reinterpret_cast<void*>(&vkGetInstanceProcAddr);
+  return h;
+}
+
+uint64_t Runtime::buffer_handle(const Buffer& b) {
+  return b.handle ? reinterpret_cast<uint64_t>(static_cast<BufferImpl*>(b.handle)->buf) : 0;
+}
+
+std::string Runtime::wait_idle() {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (VkResult r = vkQueueWaitIdle(impl_->queue); r != VK_SUCCESS) return vkerr("vkQueueWaitIdle", r);
+  return {};
+}
+
 Buffer Runtime::alloc(size_t bytes) {
   return alloc_in(*impl_, bytes, impl_->host_mem_type, true, VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
 }

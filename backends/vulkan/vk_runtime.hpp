@@ -83,6 +83,19 @@ class Runtime {
   // registers, spills, shared memory...), "name=value, ..."; or why there are none.
   std::string shader_stats(const Shader& s);
   void release(Recording* rec);
+  // The raw handles, for kernels qgate did not compile (plugins record and submit their own
+  // work to queue; wait_idle() then waits for it). Opaque pointers: callers need no Vulkan header.
+  struct Handles {
+    void* instance = nullptr;         // VkInstance
+    void* physical_device = nullptr;  // VkPhysicalDevice
+    void* device = nullptr;           // VkDevice
+    void* queue = nullptr;            // VkQueue (compute)
+    uint32_t queue_family = 0;
+    void* get_instance_proc_addr = nullptr;  // PFN_vkGetInstanceProcAddr
+  };
+  Handles handles() const;
+  static uint64_t buffer_handle(const Buffer& b);  // the VkBuffer, as a 64-bit handle
+  std::string wait_idle();  // "" or why the queue failed
   // Records, submits and waits; returns "" or an error message.
   std::string dispatch(const Shader& s, std::span<Buffer* const> bindings, const void* push, uint32_t gx,
                        uint32_t gy = 1, uint32_t gz = 1);

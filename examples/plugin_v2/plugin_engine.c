@@ -301,8 +301,9 @@ static int32_t matvec_q8_0_stale(const void* user, const qgate_plugin_v2_call* c
   return 0;
 }
 
-static int32_t init(const qgate_plugin_v2_config* cfg, void* stream, void** session, char* msg, size_t n) {
-  (void)stream;
+static int32_t init(const qgate_plugin_v2_config* cfg, const qgate_plugin_v2_device* device, void** session, char* msg,
+                    size_t n) {
+  (void)device;
   session_state* st = (session_state*)malloc(sizeof *st);
   if (!st) return refuse(msg, n, "out of memory");
   st->threads = 4;

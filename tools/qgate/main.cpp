@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <iostream>
 #include <new>
 
 #include "properties/plugin_session.hpp"
@@ -38,6 +39,10 @@ int main(int argc, char** argv) {
       return rc == 0 ? 0 : qgate::cli::kExitUsage;
     }
   } catch (const qgate::cli::Failure& f) {
+    // stdout first, whole: the verdict lines before it must not be split by this line when
+    // both streams go to one log.
+    std::cout.flush();
+    std::fflush(stdout);
     std::fprintf(stderr, "qgate: %s\n", f.message.c_str());
     return f.exit_code;
   } catch (const std::bad_alloc&) {
