@@ -2,7 +2,7 @@
 # The CUDA run on the GPU machine (shared/docs/DEVICE.md, docs/CUDA.md): binaries built here
 # for sm_90 and copied into build-cuda-device/ (ci/cuda.sh --pack BUILD_DIR), run there.
 #   ci/cuda.sh --pack build/h-cuda     here: stripped test binaries, qgate, qgate-mutants, the
-#                                      example plugins (CUDA, engine-style CPU) and the two
+#                                      example plugins (CUDA, Vulkan, engine-style CPU) and the two
 #                                      shared libraries they load (Vulkan loader, libpng)
 #   ci/cuda.sh                         there: STEPS (default: quant mma props mutants gate probe
 #                                      plugins: the example plugins through qgate gate --plugin)
@@ -33,7 +33,7 @@ if [ "${1:-}" = "--pack" ]; then
   pack "$d" "${2:?usage: ci/cuda.sh --pack BUILD_DIR}" properties/qgate_property_tests_cuda \
     properties/qgate_mutant_tests_cuda kernels/qgate_quantize_act_tests_cuda kernels/qgate_mma_tests_cuda \
     tools/qgate/qgate tools/qgate/qgate-mutants examples/plugin_cuda/libqgate_plugin_cuda.so \
-    examples/plugin_v2/libqgate_plugin_engine.so
+    examples/plugin_v2/libqgate_plugin_engine.so examples/plugin_vulkan/libqgate_plugin_vulkan.so
   exit $?
 fi
 if [ "${1:-}" = "--pack-qgate" ]; then
@@ -116,10 +116,13 @@ plugins() {
   [ $? -eq 1 ] || rc=1
   "$d/qgate" gate --plugin "$d/libqgate_plugin_engine.so" --plugin-arg threads=8 > "$out/plugin_engine.txt" 2>&1
   [ $? -eq 1 ] || rc=1
-  for f in "$out/plugin_cuda.txt" "$out/plugin_engine.txt"; do
+  # Vulkan: needs the loader (shared/docs/DEVICE.md); skipped kernels count as a failure here
+  "$d/qgate" gate --plugin "$d/libqgate_plugin_vulkan.so" > "$out/plugin_vulkan.txt" 2>&1
+  [ $? -eq 1 ] || rc=1
+  for f in "$out/plugin_cuda.txt" "$out/plugin_engine.txt" "$out/plugin_vulkan.txt"; do
     grep -E "^  (PASS|FAIL|skipped) " "$f"
-    grep -qE "^  PASS (engine|cuda)_" "$f" || rc=1
-    grep -qE "^  FAIL (engine|cuda)_" "$f" && rc=1
+    grep -qE "^  PASS (engine|cuda|vk)_" "$f" || rc=1
+    grep -qE "^  FAIL (engine|cuda|vk)_" "$f" && rc=1
     grep -qE "^  PASS (wrong|stale)_" "$f" && rc=1
   done
   return $rc
