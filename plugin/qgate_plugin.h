@@ -39,10 +39,12 @@ typedef enum qgate_plugin_op {
   QGATE_OP_DEQUANT = 0, /* y[N][K] = the weight's values, in out_type */
   QGATE_OP_MATMUL = 1   /* y[M][N] = x[M][K] . W^T (x: f32, row-major), in out_type */
 } qgate_plugin_op;
-/* Version 2 also knows (kernels of these ops are reported skipped with the reason until
- * qgate launches them through the ABI): */
-#define QGATE_OP_GATE_UP 2    /* y[M][N/2] = silu(x W_gate^T) * (x W_up^T), W = [W_gate; W_up] (N rows) */
-#define QGATE_OP_MOE_MATMUL 3 /* indexed MoE: y[M*top_k][N/experts] = x[t] . W[ids[t*top_k + s]]^T */
+/* Version 2 also launches: */
+#define QGATE_OP_GATE_UP 2    /* y[M][N/2] = silu(x W_gate^T) * (x W_up^T), W = [W_gate; W_up] (N rows),
+                                 one activation quantization shared by both halves */
+#define QGATE_OP_MOE_MATMUL 3 /* indexed MoE: W = `experts` stacked experts of N/experts rows; row
+                                 t*top_k + s of y (M*top_k rows of N/experts) = x[t] . W_e^T with
+                                 e = ids[t*top_k + s] (int32) */
 
 /* Where the kernel runs. ABI version 1 launches with host pointers; qgate reports kernels
  * of the other backends skipped with the reason until it hands device memory. */
@@ -186,6 +188,8 @@ typedef struct qgate_plugin_v2_call {
   void* session;  /* what init stored, or NULL */
   uint64_t launch_index; /* launches of this kernel before this one in this session process */
   const qgate_plugin_v2_device* device;
+  qgate_plugin_v2_tensor ids; /* QGATE_OP_MOE_MATMUL: m * top_k int32 expert ids, token-major */
+  int64_t experts, top_k;     /* QGATE_OP_MOE_MATMUL */
 } qgate_plugin_v2_call;
 
 /* Runs the kernel once. Returns 0, or an error code of the plugin's choosing with a message
@@ -193,6 +197,14 @@ typedef struct qgate_plugin_v2_call {
  * "kernel returned error <code>: <message>". */
 typedef int32_t (*qgate_plugin_v2_launch_fn)(const void* user, const qgate_plugin_v2_call* call, char* message,
                                              size_t message_size);
+
+/* The precision of the f32 builtins a kernel's nonlinear part runs on (gate_up's SiLU), in
+ * ULPs of the result; a field left 0 means the CPU's: expf 1 ULP, correctly rounded division. */
+typedef struct qgate_plugin_v2_math {
+  double exp_ulp;        /* exp(x) within exp_ulp + exp_ulp_per_x |x| ULP (CUDA expf: 2; Vulkan: 3, 2) */
+  double exp_ulp_per_x;
+  double div_ulp;        /* a / b (0.5 = correctly rounded; CUDA's fast division 2; Vulkan 2.5) */
+} qgate_plugin_v2_math;
 
 typedef struct qgate_plugin_v2_kernel {
   const char* name;   /* unique within qgate's run: [A-Za-z0-9_.-], 1..96 characters */
@@ -211,6 +223,8 @@ typedef struct qgate_plugin_v2_kernel {
   const void* user;          /* passed back to launch */
   const char* unavailable;   /* NULL, or why this kernel cannot run here (a CPU feature, a
                                 library the plugin did not find): reported skipped with it */
+  qgate_plugin_v2_math math; /* gate_up: the builtins of its SiLU */
+  int32_t reserved[8];       /* zero: room for what later ops declare (an array element cannot grow) */
 } qgate_plugin_v2_kernel;
 
 /* Optional. Called once in each session process, before its first launch, with the device

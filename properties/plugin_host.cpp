@@ -84,6 +84,12 @@ void table_body(int fd, void* ctx) {
       w.put<uint8_t>(k2 ? k2->launch != nullptr : k1->launch != nullptr);
 #undef QG_FIELD
       w.str(k2 ? k2->unavailable : nullptr);
+      const qgate_plugin_v2_math m = k2 ? k2->math : qgate_plugin_v2_math{};
+      w.put(m.exp_ulp), w.put(m.exp_ulp_per_x), w.put(m.div_ulp);
+      bool reserved_zero = true;
+      if (k2)
+        for (int32_t v : k2->reserved) reserved_zero &= v == 0;
+      w.put<uint8_t>(reserved_zero);
     }
   }
   wire::write_all(fd, w.b);
@@ -117,33 +123,47 @@ const char* plugin_unavailable(const KernelInfo& k) {
   return pk.unavailable.empty() ? nullptr : pk.unavailable.c_str();
 }
 
-const char* plugin_launch(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out) {
+// One launch through the kernel's session (started on first use): the whole guarded region
+// travels to the session and back, so poison left and guard bytes overwritten show exactly
+// as for an in-process kernel.
+const char* session_launch(const KernelInfo& k, SessionLaunch& l, const std::string& where) {
   PluginKernel& pk = *const_cast<PluginKernel*>(static_cast<const PluginKernel*>(k.device_code));
-  const bool mm = k.op == Op::matmul;
-  const std::string where =
-      " (n=" + std::to_string(w.n) + " k=" + std::to_string(w.k) + " m=" + std::to_string(mm ? m : 1) + ")";
   if (!pk.dead.empty()) {
     pk.last_error = "not run: " + pk.dead;
     return pk.last_error.c_str();
   }
-  if (!pk.session) {
-    pk.session = std::make_unique<PluginSession>(
-        SessionTarget{pk.path, pk.index, pk.name, pk.args, k.backend}, pk.timeout_s);
-  }
-  // The whole guarded region travels to the session and back, so poison left and guard
-  // bytes overwritten show exactly as for an in-process kernel.
-  SessionLaunch l;
-  l.op = k.op;
-  l.n = w.n, l.k = w.k, l.m = mm ? m : 1;
-  l.w = w.bytes.data(), l.w_bytes = w.bytes.size();
-  if (mm) l.x = x, l.x_bytes = static_cast<size_t>(m * w.k) * sizeof(float);
-  l.region = out.region(), l.region_bytes = out.region_bytes(), l.red = out.redzone(), l.y_bytes = out.bytes();
+  if (!pk.session)
+    pk.session = std::make_unique<PluginSession>(SessionTarget{pk.path, pk.index, pk.name, pk.args, k.backend}, pk.timeout_s);
   bool timed_out = false;
   const std::string why = pk.session->launch(l, timed_out);
   if (why.empty()) return nullptr;
   if (timed_out) pk.dead = why + where;
   pk.last_error = why + where;
   return pk.last_error.c_str();
+}
+
+const char* plugin_launch(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out) {
+  const bool mm = k.op != Op::dequant;
+  SessionLaunch l;
+  l.op = k.op;
+  l.n = w.n, l.k = w.k, l.m = mm ? m : 1;
+  l.w = w.bytes.data(), l.w_bytes = w.bytes.size();
+  if (mm) l.x = x, l.x_bytes = static_cast<size_t>(m * w.k) * sizeof(float);
+  l.region = out.region(), l.region_bytes = out.region_bytes(), l.red = out.redzone(), l.y_bytes = out.bytes();
+  return session_launch(k, l, " (n=" + std::to_string(w.n) + " k=" + std::to_string(w.k) + " m=" + std::to_string(l.m) + ")");
+}
+
+const char* plugin_moe(const KernelInfo& k, const QTensor& w, int64_t experts, const float* x, int64_t m,
+                       const int32_t* ids, int64_t top_k, GuardedBuffer& out) {
+  SessionLaunch l;
+  l.op = k.op;
+  l.n = w.n, l.k = w.k, l.m = m;
+  l.w = w.bytes.data(), l.w_bytes = w.bytes.size();
+  l.x = x, l.x_bytes = static_cast<size_t>(m * w.k) * sizeof(float);
+  l.ids = ids, l.ids_bytes = static_cast<size_t>(m * top_k) * sizeof(int32_t), l.experts = experts, l.top_k = top_k;
+  l.region = out.region(), l.region_bytes = out.region_bytes(), l.red = out.redzone(), l.y_bytes = out.bytes();
+  return session_launch(k, l, " (n=" + std::to_string(w.n) + " k=" + std::to_string(w.k) + " m=" + std::to_string(m) +
+                                  " experts=" + std::to_string(experts) + " top_k=" + std::to_string(top_k) + ")");
 }
 
 // Ends the kernel's session process: its next launch is the first of a fresh process.
@@ -298,6 +318,8 @@ void PluginHost::load(const std::string& library, const PluginArgs& args) {
     const int32_t out = r.get<int32_t>(), ftz = r.get<int32_t>(), det = r.get<int32_t>();
     const bool has_launch = r.get<uint8_t>() != 0;
     const uint8_t unavailable_tag = r.str(unavailable);
+    const double exp_ulp = r.get<double>(), exp_ulp_per_x = r.get<double>(), div_ulp = r.get<double>();
+    const bool reserved_zero = r.get<uint8_t>() != 0;
     if (!r.ok) return fail("the kernel table could not be read (entry " + std::to_string(i) + ")");
 
     const std::string kwhat = what + ", kernel " + (name_tag == 1 && valid_name(name) ? name : "#" + std::to_string(i));
@@ -329,6 +351,9 @@ void PluginHost::load(const std::string& library, const PluginArgs& args) {
     if (out < 0 || out > QGATE_OUT_BF16) { bad("unknown output type " + std::to_string(out)); continue; }
     if (!has_launch) { bad("no launch function"); continue; }
     if (unavailable_tag == 2) { bad("the unavailable reason is longer than 256 characters"); continue; }
+    if (!reserved_zero) { bad("reserved fields must be zero (built against a newer header?)"); continue; }
+    auto bad_ulp = [](double v) { return !(v >= 0 && v <= 1e6); };
+    if (bad_ulp(exp_ulp) || bad_ulp(exp_ulp_per_x) || bad_ulp(div_ulp)) { bad("math: ULP counts must be in 0..1e6"); continue; }
     int64_t (*depth)(int64_t) = nullptr;
     if (op != QGATE_OP_DEQUANT) {
       if (db < 1 || da < 0 || dc < 0 || da > (1 << 20) || dc > (1 << 30) || da + dc < 1) {
@@ -346,9 +371,6 @@ void PluginHost::load(const std::string& library, const PluginArgs& args) {
     if (!unavailable.empty()) pk.unavailable = "the plugin says: " + unavailable;
     else if (abi == 1 && be != BackendId::cpu)
       pk.unavailable = "plugin ABI version 1 launches with host pointers only: declare the kernel through version 2 (qgate_plugin_v2_get) for device memory";
-    else if (op == QGATE_OP_GATE_UP || op == QGATE_OP_MOE_MATMUL)
-      pk.unavailable = "this qgate does not launch plugin " + std::string(op == QGATE_OP_GATE_UP ? "gate_up" : "moe_matmul") +
-                       " kernels yet (dequant and matmul it does)";
     KernelInfo& ki = infos_.emplace_back();
     ki.name = name;
     static constexpr Op ops[] = {Op::dequant, Op::matmul, Op::gate_up, Op::moe_matmul};
@@ -361,8 +383,13 @@ void PluginHost::load(const std::string& library, const PluginArgs& args) {
     ki.tile = Tile{tm, tn, tk};
     ki.max_m = max_m;
     ki.deterministic = det != 0;
-    ki.launch = plugin_launch;
+    if (ki.op == Op::moe_matmul) ki.moe = plugin_moe;
+    else ki.launch = plugin_launch;
     ki.restart = plugin_restart;
+    if (exp_ulp > 0) ki.math.exp_ulp = exp_ulp;
+    ki.math.exp_ulp_per_x = exp_ulp_per_x;
+    if (div_ulp > 0) ki.math.div_ulp = div_ulp;
+    ki.math.flush_denormals = ftz != 0;
     ki.device_code = &pk;
     ki.unavailable = plugin_unavailable;
     kernels_.push_back(&ki);

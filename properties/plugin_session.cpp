@@ -121,6 +121,7 @@ std::string PluginSession::start(bool& timed_out) {
   if (std::string why = receive(reply, timed_out); !why.empty()) return "starting its session (loading, init) " + why;
   wire::Reader r{reply};
   const uint8_t status = r.get<uint8_t>();
+  r.get<int32_t>();  // the reply's code field: unused at the start
   const std::string msg = get_blob(r);
   if (!r.ok) return "starting its session: a garbled reply";
   if (status != kOk) {
@@ -144,6 +145,9 @@ std::string PluginSession::launch(const SessionLaunch& l, bool& timed_out) {
   w.blob(l.region, l.region_bytes);
   w.put<uint64_t>(l.red), w.put<uint64_t>(l.y_bytes);
   w.put<uint64_t>(launches_);
+  w.put<uint8_t>(l.ids != nullptr);
+  w.blob(l.ids, l.ids ? l.ids_bytes : 0);
+  w.put<int64_t>(l.experts), w.put<int64_t>(l.top_k);
   if (!wire::send_message(fd_, w.b)) return reap();
   ++launches_;
   std::string reply;
@@ -254,69 +258,45 @@ struct Child {
     return {};
   }
 
-#ifdef QGATE_HAVE_VULKAN
-  // Vulkan: host-visible storage buffers (the weight, the activations, the region with guard
-  // bytes each side, placed so the output starts at a multiple of 256); the plugin records
-  // and submits its own work to the queue, qgate waits for the queue to go idle.
-  template <class Run>
-  void launch_vulkan(qgate_plugin_v2_call& c, const void* w, size_t wn, const void* x, size_t xn, const uint8_t* reg,
-                     size_t rn, size_t red, size_t yb, Run& run, char* msg, int32_t& rc) {
-    const size_t pre = kSlack + (256 - (kSlack + red) % 256) % 256;
-    auto round16 = [](size_t n) { return (std::max<size_t>(n, 1) + 15) / 16 * 16; };
-    vk::Buffer bw = vkrt->alloc(round16(wn)), bx, br = vkrt->alloc(round16(pre + rn + kSlack));
-    if (x) bx = vkrt->alloc(round16(xn));
-    auto done = [&] {
-      for (vk::Buffer* b : {&bw, &bx, &br})
-        if (b->handle) vkrt->release(*b);
-    };
-    if (!bw.map || !br.map || (x && !bx.map)) return done(), reply(kSessionError, 0, "Vulkan buffer allocation failed");
-    std::memcpy(bw.map, w, wn);
-    if (x) std::memcpy(bx.map, x, xn);
-    uint8_t* rb = static_cast<uint8_t*>(br.map);
-    std::memset(rb, kSlackByte, br.bytes);
-    std::memcpy(rb + pre, reg, rn);
-    c.w = {nullptr, wn, vk::Runtime::buffer_handle(bw), 0};
-    if (x) c.x = {nullptr, xn, vk::Runtime::buffer_handle(bx), 0};
-    c.y = {nullptr, yb, vk::Runtime::buffer_handle(br), pre + red};
-    run();
-    const std::string idle = vkrt->wait_idle();
-    if (rc != 0) return done(), reply(kKernelError, rc, msg);
-    if (!idle.empty()) return done(), reply(kSessionError, 0, "Vulkan error after the launch: " + idle);
-    size_t past = 0;
-    for (size_t i = 0; i < pre; ++i) past += rb[i] != kSlackByte;
-    for (size_t i = pre + rn; i < br.bytes; ++i) past += rb[i] != kSlackByte;
-    std::vector<uint8_t> back(rb + pre, rb + pre + rn);
-    done();
-    if (past) return reply(kSessionError, 0, "wrote " + std::to_string(past) + " bytes past its guarded region on the device");
-    reply(kOk, 0, "", back.data(), rn);
-  }
-#endif
+  // The inputs of a launch (weight, activations, expert ids) as the session received them,
+  // and the call's tensor each fills.
+  struct Input {
+    const uint8_t* bytes = nullptr;
+    size_t n = 0;
+    qgate_plugin_v2_tensor* slot = nullptr;
+  };
 
   void launch(wire::Reader& r) {
     qgate_plugin_v2_call c{};
     c.size = sizeof c;
     c.op = r.get<int32_t>();
     c.n = r.get<int64_t>(), c.k = r.get<int64_t>(), c.m = r.get<int64_t>();
-    size_t wn = 0, xn = 0, rn = 0;
-    const uint8_t* wp = r.blob(wn);
+    std::vector<Input> in;
+    size_t n = 0;
+    const uint8_t* p = r.blob(n);
+    in.push_back({p, n, &c.w});
     const bool has_x = r.get<uint8_t>() != 0;
-    const uint8_t* xp = r.blob(xn);
+    p = r.blob(n);
+    if (has_x) in.push_back({p, n, &c.x});
+    size_t rn = 0;
     const uint8_t* rp = r.blob(rn);
     const size_t red = static_cast<size_t>(r.get<uint64_t>()), yb = static_cast<size_t>(r.get<uint64_t>());
     c.launch_index = r.get<uint64_t>();
+    const bool has_ids = r.get<uint8_t>() != 0;
+    p = r.blob(n);
+    if (has_ids) in.push_back({p, n, &c.ids});
+    c.experts = r.get<int64_t>(), c.top_k = r.get<int64_t>();
     if (!r.ok || red + yb > rn) return reply(kSessionError, 0, "a garbled launch message");
-    // Host copies in fresh, aligned memory (the message buffer is only byte-aligned).
-    std::vector<uint64_t> wh((wn + 7) / 8 + 1), xh((xn + 7) / 8 + 1), region((rn + 7) / 8 + 1);
-    std::memcpy(wh.data(), wp, wn);
-    std::memcpy(xh.data(), xp, xn);
-    std::memcpy(region.data(), rp, rn);
-    uint8_t* reg = reinterpret_cast<uint8_t*>(region.data());
-    char msg[1024] = {};
+    c.device = &device;
+    c.stream = device.stream;
+    c.session = session;
+    std::vector<uint8_t> region(rp, rp + rn);
+    std::string err;
     int32_t rc = 0;
+    char msg[1024] = {};
     auto run = [&]() {
       if (lib.abi == 2) {
         const qgate_plugin_v2_kernel& k = lib.v2->kernels[index];
-        c.session = session;
         rc = k.launch(k.user, &c, msg, sizeof msg);
       } else {
         const qgate_plugin_kernel& k = lib.v1[index];
@@ -325,61 +305,112 @@ struct Child {
       }
       msg[sizeof msg - 1] = 0;
     };
-    c.device = &device;
-    c.stream = device.stream;
+    const bool ok = dev ? run_device(c, in, region, red, yb, run, err)
 #ifdef QGATE_HAVE_VULKAN
-    if (vkrt) return launch_vulkan(c, wh.data(), wn, has_x ? xh.data() : nullptr, xn, reg, rn, red, yb, run, msg, rc);
+                  : vkrt ? run_vulkan(c, in, region, red, yb, run, err)
 #endif
-    if (!dev) {
-      c.w = {wh.data(), wn, 0, 0};
-      if (has_x) c.x = {xh.data(), xn, 0, 0};
-      c.y = {reg + red, yb, 0, 0};
-      run();
-      if (rc != 0) return reply(kKernelError, rc, msg);
-      return reply(kOk, 0, "", reg, rn);
+                  : run_host(c, in, region, red, yb, run);
+    if (rc != 0) return reply(kKernelError, rc, msg);
+    if (!ok) return reply(kSessionError, 0, err);
+    reply(kOk, 0, "", region.data(), region.size());
+  }
+
+  // CPU: fresh, aligned host copies (the message buffer is only byte-aligned).
+  template <class Run>
+  bool run_host(qgate_plugin_v2_call& c, std::vector<Input>& in, std::vector<uint8_t>& region, size_t red, size_t yb,
+                Run& run) {
+    std::vector<std::vector<uint64_t>> copies;
+    for (Input& i : in) {
+      std::vector<uint64_t>& h = copies.emplace_back((i.n + 7) / 8 + 1);
+      std::memcpy(h.data(), i.bytes, i.n);
+      *i.slot = {h.data(), i.n, 0, 0};
     }
-    // Device: the weight, the activations and the region with kSlack guard bytes each side.
-    void *dw = nullptr, *dx = nullptr, *dr = nullptr;
-    auto fail = [&](const std::string& why) {
-      for (void* p : {dw, dx, dr})
-        if (p) dev->release(p);
-      reply(kSessionError, 0, why);
+    std::vector<uint64_t> reg((region.size() + 7) / 8 + 1);
+    std::memcpy(reg.data(), region.data(), region.size());
+    c.y = {reinterpret_cast<uint8_t*>(reg.data()) + red, yb, 0, 0};
+    run();
+    std::memcpy(region.data(), reg.data(), region.size());
+    return true;
+  }
+
+  // CUDA / HIP: device memory for each input and for the region with kSlack guard bytes each side.
+  template <class Run>
+  bool run_device(qgate_plugin_v2_call& c, std::vector<Input>& in, std::vector<uint8_t>& region, size_t red, size_t yb,
+                  Run& run, std::string& err) {
+    std::vector<void*> bufs;
+    auto done = [&](const std::string& why) {
+      for (void* b : bufs) dev->release(b);
+      err = why;
+      return why.empty();
     };
-    std::vector<uint8_t> slack(kSlack, kSlackByte);
-    if (std::string e = dev->alloc(std::max<size_t>(wn, 1), &dw); !e.empty()) return fail("device allocation: " + e);
-    if (has_x)
-      if (std::string e = dev->alloc(std::max<size_t>(xn, 1), &dx); !e.empty()) return fail("device allocation: " + e);
-    if (std::string e = dev->alloc(rn + 2 * kSlack, &dr); !e.empty()) return fail("device allocation: " + e);
+    for (Input& i : in) {
+      void* d = nullptr;
+      if (std::string e = dev->alloc(std::max<size_t>(i.n, 1), &d); !e.empty()) return done("device allocation: " + e);
+      bufs.push_back(d);
+      if (std::string e = dev->upload(d, i.bytes, i.n); !e.empty()) return done(e);
+      *i.slot = {d, i.n, 0, 0};
+    }
+    const size_t rn = region.size();
+    void* dr = nullptr;
+    if (std::string e = dev->alloc(rn + 2 * kSlack, &dr); !e.empty()) return done("device allocation: " + e);
+    bufs.push_back(dr);
     uint8_t* drb = static_cast<uint8_t*>(dr);
-    std::string e = dev->upload(dw, wh.data(), wn);
-    if (e.empty() && has_x) e = dev->upload(dx, xh.data(), xn);
-    if (e.empty()) e = dev->upload(drb, slack.data(), kSlack);
-    if (e.empty()) e = dev->upload(drb + kSlack, reg, rn);
-    if (e.empty()) e = dev->upload(drb + kSlack + rn, slack.data(), kSlack);
-    if (e.empty()) e = dev->sync("uploading the inputs");
-    if (!e.empty()) return fail(e);
-    c.w = {dw, wn, 0, 0};
-    if (has_x) c.x = {dx, xn, 0, 0};
+    std::vector<uint8_t> staged(rn + 2 * kSlack, kSlackByte);
+    std::memcpy(staged.data() + kSlack, region.data(), rn);
+    if (std::string e = dev->upload(drb, staged.data(), staged.size()); !e.empty()) return done(e);
+    if (std::string e = dev->sync("uploading the inputs"); !e.empty()) return done(e);
     c.y = {drb + kSlack + red, yb, 0, 0};
     run();
-    if (rc != 0) {
-      dev->sync("after the launch");
-      for (void* p : {dw, dx, dr})
-        if (p) dev->release(p);
-      return reply(kKernelError, rc, msg);
-    }
-    if (std::string s = dev->sync("the launch"); !s.empty()) return fail("device error after the launch: " + s);
-    std::vector<uint8_t> back(rn + 2 * kSlack);
-    e = dev->download(back.data(), drb, back.size());
-    if (e.empty()) e = dev->sync("reading the output back");
-    if (!e.empty()) return fail(e);
-    size_t past = 0;
-    for (size_t i = 0; i < kSlack; ++i) past += (back[i] != kSlackByte) + (back[kSlack + rn + i] != kSlackByte);
-    for (void* p : {dw, dx, dr})
-      if (p) dev->release(p);
-    if (past) return reply(kSessionError, 0, "wrote " + std::to_string(past) + " bytes past its guarded region on the device");
-    return reply(kOk, 0, "", back.data() + kSlack, rn);
+    const std::string s = dev->sync("the launch");
+    if (!s.empty()) return done("device error after the launch: " + s);
+    if (std::string e = dev->download(staged.data(), drb, staged.size()); !e.empty()) return done(e);
+    if (std::string e = dev->sync("reading the output back"); !e.empty()) return done(e);
+    return done(check_guards(staged.data(), kSlack, rn, staged.size(), region));
   }
+
+  // The guard bytes before [pre, pre + rn) and after it are untouched: then copy the region out.
+  static std::string check_guards(const uint8_t* b, size_t pre, size_t rn, size_t total, std::vector<uint8_t>& region) {
+    size_t past = 0;
+    for (size_t i = 0; i < pre; ++i) past += b[i] != kSlackByte;
+    for (size_t i = pre + rn; i < total; ++i) past += b[i] != kSlackByte;
+    if (past) return "wrote " + std::to_string(past) + " bytes past its guarded region on the device";
+    std::memcpy(region.data(), b + pre, rn);
+    return {};
+  }
+
+#ifdef QGATE_HAVE_VULKAN
+  // Vulkan: host-visible storage buffers (the inputs, the region with guard bytes each side,
+  // placed so the output starts at a multiple of 256); the plugin records and submits its own
+  // work to the queue, qgate waits for the queue to go idle.
+  template <class Run>
+  bool run_vulkan(qgate_plugin_v2_call& c, std::vector<Input>& in, std::vector<uint8_t>& region, size_t red, size_t yb,
+                  Run& run, std::string& err) {
+    auto round16 = [](size_t n) { return (std::max<size_t>(n, 1) + 15) / 16 * 16; };
+    std::vector<vk::Buffer> bufs;
+    bufs.reserve(in.size() + 1);
+    auto done = [&](const std::string& why) {
+      for (vk::Buffer& b : bufs) vkrt->release(b);
+      err = why;
+      return why.empty();
+    };
+    for (Input& i : in) {
+      vk::Buffer& b = bufs.emplace_back(vkrt->alloc(round16(i.n)));
+      if (!b.map) return done("Vulkan buffer allocation failed");
+      std::memcpy(b.map, i.bytes, i.n);
+      *i.slot = {nullptr, i.n, vk::Runtime::buffer_handle(b), 0};
+    }
+    const size_t rn = region.size(), pre = kSlack + (256 - (kSlack + red) % 256) % 256;
+    vk::Buffer& br = bufs.emplace_back(vkrt->alloc(round16(pre + rn + kSlack)));
+    if (!br.map) return done("Vulkan buffer allocation failed");
+    uint8_t* rb = static_cast<uint8_t*>(br.map);
+    std::memset(rb, kSlackByte, br.bytes);
+    std::memcpy(rb + pre, region.data(), rn);
+    c.y = {nullptr, yb, vk::Runtime::buffer_handle(br), pre + red};
+    run();
+    if (std::string idle = vkrt->wait_idle(); !idle.empty()) return done("Vulkan error after the launch: " + idle);
+    return done(check_guards(rb, pre, rn, br.bytes, region));
+  }
+#endif
 };
 
 }  // namespace

@@ -31,6 +31,9 @@ struct SessionLaunch {
   size_t w_bytes = 0;
   const float* x = nullptr;  // nullptr for dequant
   size_t x_bytes = 0;
+  const int32_t* ids = nullptr;  // moe_matmul: m * top_k expert ids
+  size_t ids_bytes = 0;
+  int64_t experts = 0, top_k = 0;
   uint8_t* region = nullptr;  // the guarded output region: updated in place on success
   size_t region_bytes = 0, red = 0, y_bytes = 0;
 };

@@ -12,6 +12,8 @@
  *   engine_matvec_q8_0_f32_splitk q8_0 x f32 with K split over 4 threads whose partial sums
  *                                 land in y by atomic adds in whatever order the threads
  *                                 finish: declared non-deterministic
+ *   engine_gate_up_q4_0_q8_0      SwiGLU over [W_gate; W_up], one q8_0 quantization of x for both
+ *   engine_moe_q8_0_q8_0          indexed MoE: each token through the experts its ids name
  *   stale_matvec_q8_0_f32         keeps the weights it converted on its first call and reuses
  *                                 them whenever the shape repeats: right on its first call of
  *                                 a shape, wrong once the data changes
@@ -93,54 +95,104 @@ static int q5bit(const uint8_t* qh, int j, int shift) {
 enum kind { Q4_1, Q5_1, Q4_0, Q8_0 };
 typedef struct { enum kind kind; int defect; } legacy_user;
 
-/* Legacy formats against quantized activations, per block an exact integer dot, scaled in f32. */
+/* One weight row (nb blocks) against one quantized activation row: per block an exact integer
+ * dot, scaled in f32, the block terms summed in order. */
+static float legacy_row(const legacy_user* u, const uint8_t* row, int64_t nb, const qblock* xq) {
+  static const int bytes[] = {20, 24, 18, 34};
+  float acc = 0;
+  for (int64_t b = 0; b < nb; ++b) {
+    const uint8_t* blk = row + b * bytes[u->kind];
+    const qblock* a = &xq[b];
+    int sumi = 0;
+    float term;
+    switch (u->kind) {
+      case Q4_1: case Q5_1: {
+        const uint8_t* qs = blk + (u->kind == Q4_1 ? 4 : 8);
+        for (int j = 0; j < 32; ++j) {
+          const int q = nib(qs, j) | (u->kind == Q5_1 ? q5bit(blk + 4, j, u->defect) : 0);
+          sumi += q * a->q[j];
+        }
+        /* defect (q4_1): the min of the neighbouring block of the row */
+        const uint8_t* mblk = u->defect && u->kind == Q4_1 && b + 1 < nb ? blk + bytes[u->kind] : blk;
+        term = f16_to_f32(u16(blk)) * a->d * (float)sumi + f16_to_f32(u16(mblk + 2)) * a->s;
+        break;
+      }
+      case Q4_0:
+        /* defect: codes centred on 7 instead of 8 */
+        for (int j = 0; j < 32; ++j) sumi += (nib(blk + 2, j) - (u->defect == 1 ? 7 : 8)) * a->q[j];
+        term = f16_to_f32(u16(blk)) * a->d * (float)sumi;
+        break;
+      default:
+        for (int j = 0; j < 32; ++j) sumi += (int8_t)blk[2 + j] * a->q[j];
+        /* defect: the activation scale left unrounded (fp32 d where the block stores fp16) */
+        term = f16_to_f32(u16(blk)) * (u->defect == 1 ? fabsf(a->d) * 1.001f : a->d) * (float)sumi;
+        break;
+    }
+    acc += term;
+  }
+  return acc;
+}
+static int64_t legacy_row_bytes(const legacy_user* u, int64_t k) {
+  static const int bytes[] = {20, 24, 18, 34};
+  return k / 32 * bytes[u->kind];
+}
+static qblock* quantize_rows(const float* x, int64_t m, int64_t k) {
+  qblock* xq = (qblock*)malloc(sizeof(qblock) * (size_t)(m * (k / 32)));
+  if (xq)
+    for (int64_t i = 0; i < m * (k / 32); ++i) quantize32(x + i * 32, &xq[i]);
+  return xq;
+}
+
+/* Legacy formats against quantized activations. */
 static int32_t matvec_legacy(const void* user, const qgate_plugin_v2_call* c, char* msg, size_t n) {
   const legacy_user* u = (const legacy_user*)user;
-  static const int bytes[] = {20, 24, 18, 34};
   if (c->k % 32) return refuse(msg, n, "k is not a multiple of 32");
-  const uint8_t* w = (const uint8_t*)c->w.ptr;
-  const float* x = (const float*)c->x.ptr;
-  float* y = (float*)c->y.ptr;
   const int64_t nb = c->k / 32;
-  qblock* xq = (qblock*)malloc(sizeof(qblock) * (size_t)nb);
+  qblock* xq = quantize_rows((const float*)c->x.ptr, c->m, c->k);
   if (!xq) return refuse(msg, n, "out of memory");
-  for (int64_t r = 0; r < c->m; ++r) {
-    for (int64_t b = 0; b < nb; ++b) quantize32(x + r * c->k + b * 32, &xq[b]);
-    for (int64_t i = 0; i < c->n; ++i) {
-      float acc = 0;
-      for (int64_t b = 0; b < nb; ++b) {
-        const uint8_t* blk = w + (i * nb + b) * bytes[u->kind];
-        const qblock* a = &xq[b];
-        int sumi = 0;
-        float term;
-        switch (u->kind) {
-          case Q4_1: case Q5_1: {
-            const uint8_t* qs = blk + (u->kind == Q4_1 ? 4 : 8);
-            for (int j = 0; j < 32; ++j) {
-              const int q = nib(qs, j) | (u->kind == Q5_1 ? q5bit(blk + 4, j, u->defect) : 0);
-              sumi += q * a->q[j];
-            }
-            /* defect (q4_1): the min of the neighbouring block of the row */
-            const uint8_t* mblk = u->defect && u->kind == Q4_1 && b + 1 < nb ? blk + bytes[u->kind] : blk;
-            term = f16_to_f32(u16(blk)) * a->d * (float)sumi + f16_to_f32(u16(mblk + 2)) * a->s;
-            break;
-          }
-          case Q4_0:
-            /* defect: codes centred on 7 instead of 8 */
-            for (int j = 0; j < 32; ++j) sumi += (nib(blk + 2, j) - (u->defect ? 7 : 8)) * a->q[j];
-            term = f16_to_f32(u16(blk)) * a->d * (float)sumi;
-            break;
-          default:
-            for (int j = 0; j < 32; ++j) sumi += (int8_t)blk[2 + j] * a->q[j];
-            /* defect: the activation scale left unrounded (fp32 d where the block stores fp16) */
-            term = f16_to_f32(u16(blk)) * (u->defect ? fabsf(a->d) * 1.001f : a->d) * (float)sumi;
-            break;
-        }
-        acc += term;
-      }
-      y[r * c->n + i] = acc;
+  for (int64_t r = 0; r < c->m; ++r)
+    for (int64_t i = 0; i < c->n; ++i)
+      ((float*)c->y.ptr)[r * c->n + i] =
+          legacy_row(u, (const uint8_t*)c->w.ptr + i * legacy_row_bytes(u, c->k), nb, xq + r * nb);
+  free(xq);
+  return 0;
+}
+
+/* gate_up: rows 0..N-1 the gate, N..2N-1 the up projection, one quantization of x for both;
+ * y = silu(g) * u with silu(g) = g / (1 + expf(-g)). defect 2: SiLU applied to the up half. */
+static int32_t gate_up_legacy(const void* user, const qgate_plugin_v2_call* c, char* msg, size_t n) {
+  const legacy_user* u = (const legacy_user*)user;
+  if (c->k % 32 || c->n % 2) return refuse(msg, n, "k is not a multiple of 32 or the rows are odd");
+  const int64_t nb = c->k / 32, half = c->n / 2, rb = legacy_row_bytes(u, c->k);
+  qblock* xq = quantize_rows((const float*)c->x.ptr, c->m, c->k);
+  if (!xq) return refuse(msg, n, "out of memory");
+  const uint8_t* w = (const uint8_t*)c->w.ptr;
+  for (int64_t r = 0; r < c->m; ++r)
+    for (int64_t i = 0; i < half; ++i) {
+      float g = legacy_row(u, w + i * rb, nb, xq + r * nb), up = legacy_row(u, w + (half + i) * rb, nb, xq + r * nb);
+      if (u->defect == 2) { const float t = g; g = up; up = t; }
+      ((float*)c->y.ptr)[r * half + i] = g / (1.0f + expf(-g)) * up;
     }
-  }
+  free(xq);
+  return 0;
+}
+
+/* Indexed MoE: output row t*top_k + s is token t through expert ids[t*top_k + s]. defect 2: the
+ * slot's expert taken from the next slot. */
+static int32_t moe_legacy(const void* user, const qgate_plugin_v2_call* c, char* msg, size_t n) {
+  const legacy_user* u = (const legacy_user*)user;
+  if (c->k % 32 || c->experts < 1 || c->n % c->experts) return refuse(msg, n, "bad shape");
+  const int64_t nb = c->k / 32, rows = c->n / c->experts, rb = legacy_row_bytes(u, c->k);
+  qblock* xq = quantize_rows((const float*)c->x.ptr, c->m, c->k);
+  if (!xq) return refuse(msg, n, "out of memory");
+  const int32_t* ids = (const int32_t*)c->ids.ptr;
+  for (int64_t t = 0; t < c->m; ++t)
+    for (int64_t s = 0; s < c->top_k; ++s) {
+      const int32_t e = ids[t * c->top_k + (u->defect == 2 ? (s + 1) % c->top_k : s)];
+      for (int64_t i = 0; i < rows; ++i)
+        ((float*)c->y.ptr)[(t * c->top_k + s) * rows + i] =
+            legacy_row(u, (const uint8_t*)c->w.ptr + (e * rows + i) * rb, nb, xq + t * nb);
+    }
   free(xq);
   return 0;
 }
@@ -319,12 +371,15 @@ static int32_t init(const qgate_plugin_v2_config* cfg, const qgate_plugin_v2_dev
 static void teardown(void* session) { free(session); }
 
 static const legacy_user kQ41 = {Q4_1, 0}, kQ41Bad = {Q4_1, 1}, kQ51 = {Q5_1, 0}, kQ51Bad = {Q5_1, 1},
-                         kQ40 = {Q4_0, 0}, kQ40Bad = {Q4_0, 1}, kQ80 = {Q8_0, 0}, kQ80Bad = {Q8_0, 1};
+                         kQ40 = {Q4_0, 0}, kQ40Bad = {Q4_0, 1}, kQ80 = {Q8_0, 0}, kQ80Bad = {Q8_0, 1},
+                         kQ40Swapped = {Q4_0, 2}, kQ80NextSlot = {Q8_0, 2};
 
 /* Depths: the quantized kernels add one f32 block term per 32 (scale products, the integer
  * dot exact): ceil(k/32) + 4. The f32 split kernels sum 16 (q6_K) or 256 (tq2_0) products per
  * partial, then the partials: ceil(k/16) + 16 and ceil(k/256) + 256 + 4. The split-K kernel:
  * 32 products, then ceil(k/32)/4 blocks per part, then up to 16 atomic adds in any order. */
+#define KOP(op, name, fmt, act, tk, depth_b, depth_c, det, fn, user)                                             \
+  {name, op, fmt, QGATE_BACKEND_CPU, 1, 1, tk, 8, {act, 23, {1, depth_b, depth_c}, QGATE_OUT_F32, 0}, det, fn, user, NULL}
 #define K(name, fmt, act, tk, depth_b, depth_c, det, fn, user)                                                  \
   {name, QGATE_OP_MATMUL, fmt, QGATE_BACKEND_CPU, 1, 1, tk, 8, {act, 23, {1, depth_b, depth_c}, QGATE_OUT_F32, 0}, \
    det, fn, user, NULL}
@@ -344,6 +399,10 @@ static const qgate_plugin_v2_kernel kKernels[] = {
     K("wrong_matvec_tq2_0_f32_split_crumbs", "tq2_0", QGATE_ACT_NONE, 256, 256, 262, 1, matvec_tq2_0_split, (void*)1),
     K("wrong_matvec_q8_0_f32_splitk_skips_row", "q8_0", QGATE_ACT_NONE, 32, 32, 52, 0, matvec_q8_0_splitk, (void*)1),
     K("stale_matvec_q8_0_f32", "q8_0", QGATE_ACT_NONE, 32, 1, 1, 1, matvec_q8_0_stale, (void*)0),
+    KOP(QGATE_OP_GATE_UP, "engine_gate_up_q4_0_q8_0", "q4_0", QGATE_ACT_Q8_0, 32, 32, 6, 1, gate_up_legacy, &kQ40),
+    KOP(QGATE_OP_GATE_UP, "wrong_gate_up_q4_0_q8_0_silu_on_up", "q4_0", QGATE_ACT_Q8_0, 32, 32, 6, 1, gate_up_legacy, &kQ40Swapped),
+    KOP(QGATE_OP_MOE_MATMUL, "engine_moe_q8_0_q8_0", "q8_0", QGATE_ACT_Q8_0, 32, 32, 6, 1, moe_legacy, &kQ80),
+    KOP(QGATE_OP_MOE_MATMUL, "wrong_moe_q8_0_q8_0_next_slot", "q8_0", QGATE_ACT_Q8_0, 32, 32, 6, 1, moe_legacy, &kQ80NextSlot),
 };
 static const qgate_plugin_v2_library kLibrary = {sizeof(qgate_plugin_v2_library), QGATE_PLUGIN_V2_ABI_VERSION, kKernels,
                                                  sizeof kKernels / sizeof kKernels[0], init, teardown};
