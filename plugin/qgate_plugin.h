@@ -45,6 +45,24 @@ typedef enum qgate_plugin_op {
 #define QGATE_OP_MOE_MATMUL 3 /* indexed MoE: W = `experts` stacked experts of N/experts rows; row
                                  t*top_k + s of y (M*top_k rows of N/experts) = x[t] . W_e^T with
                                  e = ids[t*top_k + s] (int32) */
+/* Fusions and attention (f32 tensors, no weight format: the descriptor's format is ignored,
+ * NULL allowed). Shapes and tensors are the call's fused fields; the outputs are guarded and
+ * poisoned like y. */
+#define QGATE_OP_ADD_RMSNORM 4  /* y2 = x + res, y = y2 / sqrt(mean(y2^2) + eps) * norm_w; x, res, y, y2:
+                                   rows x cols, norm_w: cols */
+#define QGATE_OP_QK_NORM_ROPE 5 /* per head, q and k RMS-normalized over head_dim (w_q, w_k, eps), rotated
+                                   by RoPE at position pos[t] (rope_base, rope_mode); q to y
+                                   [tokens][n_head][head_dim], k and v written to k_cache / v_cache
+                                   [n_head_kv][kv_cap][head_dim] at row pos[t], no other row touched */
+#define QGATE_OP_MOE_ROUTE 6    /* router: x = logits rows x cols (cols experts); ids [rows][top_k]
+                                   descending probability (equal: lower index first), y = their
+                                   softmax weights renormalized over the chosen top_k */
+#define QGATE_OP_SILU_MUL 7     /* y = silu(x) * res, rows x cols */
+#define QGATE_OP_ATTENTION 8    /* y[t][h] = softmax_j(scale q[t][h] . k_cache[h/g][j] + causal mask)
+                                   . v_cache[h/g][j] over kv_len rows, g = n_head / n_head_kv; query t
+                                   at position kv_len - tokens + t sees rows j <= it. Declare the
+                                   q.k chain in depth (a function of head_dim), the keys per
+                                   online-softmax tile in tile_k (1 = eager) and P's type in p_type */
 
 /* Where the kernel runs. ABI version 1 launches with host pointers; qgate reports kernels
  * of the other backends skipped with the reason until it hands device memory. */
@@ -188,8 +206,14 @@ typedef struct qgate_plugin_v2_call {
   void* session;  /* what init stored, or NULL */
   uint64_t launch_index; /* launches of this kernel before this one in this session process */
   const qgate_plugin_v2_device* device;
-  qgate_plugin_v2_tensor ids; /* QGATE_OP_MOE_MATMUL: m * top_k int32 expert ids, token-major */
-  int64_t experts, top_k;     /* QGATE_OP_MOE_MATMUL */
+  qgate_plugin_v2_tensor ids; /* QGATE_OP_MOE_MATMUL: m * top_k int32 expert ids, token-major;
+                                 QGATE_OP_MOE_ROUTE: the output ids (guarded, poisoned) */
+  int64_t experts, top_k;     /* QGATE_OP_MOE_MATMUL; top_k also QGATE_OP_MOE_ROUTE */
+  /* Fusions and attention: shapes, scalars and tensors (see the ops). */
+  int64_t rows, cols, tokens, n_head, n_head_kv, head_dim, kv_len, kv_cap;
+  float eps, rope_base, scale;
+  int32_t rope_mode; /* 0: NeoX pairs (i, i + d/2); 1: interleaved pairs (2i, 2i + 1) */
+  qgate_plugin_v2_tensor res, norm_w, q, k_new, v_new, w_q, w_k, pos, k_cache, v_cache, y2;
 } qgate_plugin_v2_call;
 
 /* Runs the kernel once. Returns 0, or an error code of the plugin's choosing with a message
@@ -198,12 +222,16 @@ typedef struct qgate_plugin_v2_call {
 typedef int32_t (*qgate_plugin_v2_launch_fn)(const void* user, const qgate_plugin_v2_call* call, char* message,
                                              size_t message_size);
 
-/* The precision of the f32 builtins a kernel's nonlinear part runs on (gate_up's SiLU), in
- * ULPs of the result; a field left 0 means the CPU's: expf 1 ULP, correctly rounded division. */
+/* The precision of the f32 builtins a kernel's nonlinear part runs on (gate_up's SiLU, the
+ * fusions, attention), in ULPs of the result; a field left 0 means the CPU's (expf 1 ULP,
+ * correctly rounded division, sqrt then division, fma, sinf / cosf 1 ULP). */
 typedef struct qgate_plugin_v2_math {
   double exp_ulp;        /* exp(x) within exp_ulp + exp_ulp_per_x |x| ULP (CUDA expf: 2; Vulkan: 3, 2) */
   double exp_ulp_per_x;
   double div_ulp;        /* a / b (0.5 = correctly rounded; CUDA's fast division 2; Vulkan 2.5) */
+  int32_t rsqrt_roundings;  /* 1/sqrt(v) in roundings of u (0: 2, a CPU sqrt then a division) */
+  int32_t rotate_roundings; /* RoPE's a c - b s (0: 2, a product and an fma; 3 without fma) */
+  double trig_u;            /* |sin^ - sin|, |cos^ - cos| in u (0: 2, sinf / cosf at 1 ULP) */
 } qgate_plugin_v2_math;
 
 typedef struct qgate_plugin_v2_kernel {
@@ -223,8 +251,9 @@ typedef struct qgate_plugin_v2_kernel {
   const void* user;          /* passed back to launch */
   const char* unavailable;   /* NULL, or why this kernel cannot run here (a CPU feature, a
                                 library the plugin did not find): reported skipped with it */
-  qgate_plugin_v2_math math; /* gate_up: the builtins of its SiLU */
-  int32_t reserved[8];       /* zero: room for what later ops declare (an array element cannot grow) */
+  qgate_plugin_v2_math math; /* gate_up and the fusions / attention: the precision of their builtins */
+  int32_t p_type;            /* attention: the type of P before P.V (qgate_plugin_out_type) */
+  int32_t reserved[7];       /* zero: room for what later ops declare (an array element cannot grow) */
 } qgate_plugin_v2_kernel;
 
 /* Optional. Called once in each session process, before its first launch, with the device

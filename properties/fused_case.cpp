@@ -286,6 +286,7 @@ CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string*
   const FusedSpec& s = c.spec;
   FusedArgs a;
   a.op = k.op;
+  a.kernel = &k;
   auto oracle_error = [&](const DecodeError& e) {
     o.kind = CaseOutcome::Kind::oracle_error;
     o.message = e.message;

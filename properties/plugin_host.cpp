@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "backends/guarded.hpp"
+#include "kernels/cpu/fused_args.hpp"
 #include "plugin/qgate_plugin.h"
 #include "properties/plugin_session.hpp"
 #include "properties/plugin_wire.hpp"
@@ -85,7 +86,8 @@ void table_body(int fd, void* ctx) {
 #undef QG_FIELD
       w.str(k2 ? k2->unavailable : nullptr);
       const qgate_plugin_v2_math m = k2 ? k2->math : qgate_plugin_v2_math{};
-      w.put(m.exp_ulp), w.put(m.exp_ulp_per_x), w.put(m.div_ulp);
+      w.put(m.exp_ulp), w.put(m.exp_ulp_per_x), w.put(m.div_ulp), w.put(m.rsqrt_roundings), w.put(m.rotate_roundings);
+      w.put(m.trig_u), w.put<int32_t>(k2 ? k2->p_type : 0);
       bool reserved_zero = true;
       if (k2)
         for (int32_t v : k2->reserved) reserved_zero &= v == 0;
@@ -147,9 +149,9 @@ const char* plugin_launch(const KernelInfo& k, const QTensor& w, const float* x,
   SessionLaunch l;
   l.op = k.op;
   l.n = w.n, l.k = w.k, l.m = mm ? m : 1;
-  l.w = w.bytes.data(), l.w_bytes = w.bytes.size();
-  if (mm) l.x = x, l.x_bytes = static_cast<size_t>(m * w.k) * sizeof(float);
-  l.region = out.region(), l.region_bytes = out.region_bytes(), l.red = out.redzone(), l.y_bytes = out.bytes();
+  l.input(Slot::w, w.bytes.data(), w.bytes.size());
+  if (mm) l.input(Slot::x, x, static_cast<size_t>(m * w.k) * sizeof(float));
+  l.output(Slot::y, out.region(), out.bytes(), out.redzone());
   return session_launch(k, l, " (n=" + std::to_string(w.n) + " k=" + std::to_string(w.k) + " m=" + std::to_string(l.m) + ")");
 }
 
@@ -157,13 +159,57 @@ const char* plugin_moe(const KernelInfo& k, const QTensor& w, int64_t experts, c
                        const int32_t* ids, int64_t top_k, GuardedBuffer& out) {
   SessionLaunch l;
   l.op = k.op;
-  l.n = w.n, l.k = w.k, l.m = m;
-  l.w = w.bytes.data(), l.w_bytes = w.bytes.size();
-  l.x = x, l.x_bytes = static_cast<size_t>(m * w.k) * sizeof(float);
-  l.ids = ids, l.ids_bytes = static_cast<size_t>(m * top_k) * sizeof(int32_t), l.experts = experts, l.top_k = top_k;
-  l.region = out.region(), l.region_bytes = out.region_bytes(), l.red = out.redzone(), l.y_bytes = out.bytes();
+  l.n = w.n, l.k = w.k, l.m = m, l.experts = experts, l.top_k = top_k;
+  l.input(Slot::w, w.bytes.data(), w.bytes.size());
+  l.input(Slot::x, x, static_cast<size_t>(m * w.k) * sizeof(float));
+  l.input(Slot::ids, ids, static_cast<size_t>(m * top_k) * sizeof(int32_t));
+  l.output(Slot::y, out.region(), out.bytes(), out.redzone());
   return session_launch(k, l, " (n=" + std::to_string(w.n) + " k=" + std::to_string(w.k) + " m=" + std::to_string(m) +
                                   " experts=" + std::to_string(experts) + " top_k=" + std::to_string(top_k) + ")");
+}
+
+// Fusions and attention: the FusedArgs' tensors, sized by the op (kernels/cpu/fused_args.hpp);
+// each output pointer sits `red` bytes into its guarded region.
+const char* plugin_fused(const FusedArgs& a) {
+  const KernelInfo* k = a.kernel;
+  if (!k) return "plugin: the fused call names no kernel";
+  SessionLaunch l;
+  l.op = a.op;
+  l.rows = a.rows, l.cols = a.n, l.top_k = a.top_k, l.tokens = a.tokens, l.n_head = a.n_head, l.n_head_kv = a.n_head_kv;
+  l.head_dim = a.d, l.kv_len = a.kv_len, l.kv_cap = a.kv_cap;
+  l.eps = a.eps, l.rope_base = a.rope_base, l.scale = a.scale, l.rope_mode = a.rope_mode == RopeMode::neox ? 0 : 1;
+  const size_t f = sizeof(float), rc = static_cast<size_t>(a.rows * a.n);
+  const size_t qn = static_cast<size_t>(a.tokens * a.n_head * a.d), kvn = static_cast<size_t>(a.tokens * a.n_head_kv * a.d);
+  const size_t cache = static_cast<size_t>(a.n_head_kv * a.kv_cap * a.d);
+  auto out = [&](Slot s, void* p, size_t bytes, size_t red) { l.output(s, static_cast<uint8_t*>(p) - red, bytes, red); };
+  switch (a.op) {
+    case Op::add_rmsnorm:
+      l.input(Slot::x, a.x, rc * f), l.input(Slot::res, a.res, rc * f), l.input(Slot::norm_w, a.w, a.n * f);
+      out(Slot::y, a.out0, rc * f, a.red_out0), out(Slot::y2, a.out1, rc * f, a.red_out1);
+      break;
+    case Op::silu_mul:
+      l.input(Slot::x, a.x, rc * f), l.input(Slot::res, a.res, rc * f);
+      out(Slot::y, a.out0, rc * f, a.red_out0);
+      break;
+    case Op::moe_route:
+      l.input(Slot::x, a.x, rc * f);
+      out(Slot::y, a.out0, static_cast<size_t>(a.rows * a.top_k) * f, a.red_out0);
+      out(Slot::ids, a.ids, static_cast<size_t>(a.rows * a.top_k) * sizeof(int32_t), a.red_ids);
+      break;
+    case Op::qk_norm_rope:
+      l.input(Slot::q, a.q, qn * f), l.input(Slot::k_new, a.k, kvn * f), l.input(Slot::v_new, a.v, kvn * f);
+      l.input(Slot::w_q, a.w_q, a.d * f), l.input(Slot::w_k, a.w_k, a.d * f);
+      l.input(Slot::pos, a.pos, static_cast<size_t>(a.tokens) * sizeof(int32_t));
+      out(Slot::y, a.out0, qn * f, a.red_out0);
+      out(Slot::k_cache, a.k_cache, cache * f, a.red_k), out(Slot::v_cache, a.v_cache, cache * f, a.red_v);
+      break;
+    case Op::attention:
+      l.input(Slot::q, a.q, qn * f), l.input(Slot::k_cache, a.k_cache, cache * f), l.input(Slot::v_cache, a.v_cache, cache * f);
+      out(Slot::y, a.out0, qn * f, a.red_out0);
+      break;
+    default: return "plugin: not a fused op";
+  }
+  return session_launch(*k, l, " (" + std::string(op_name(a.op)) + ")");
 }
 
 // Ends the kernel's session process: its next launch is the first of a fresh process.
@@ -319,6 +365,9 @@ void PluginHost::load(const std::string& library, const PluginArgs& args) {
     const bool has_launch = r.get<uint8_t>() != 0;
     const uint8_t unavailable_tag = r.str(unavailable);
     const double exp_ulp = r.get<double>(), exp_ulp_per_x = r.get<double>(), div_ulp = r.get<double>();
+    const int32_t rsqrt_roundings = r.get<int32_t>(), rotate_roundings = r.get<int32_t>();
+    const double trig_u = r.get<double>();
+    const int32_t p_type = r.get<int32_t>();
     const bool reserved_zero = r.get<uint8_t>() != 0;
     if (!r.ok) return fail("the kernel table could not be read (entry " + std::to_string(i) + ")");
 
@@ -331,12 +380,17 @@ void PluginHost::load(const std::string& library, const PluginArgs& args) {
     bool taken = find_kernel(name) != nullptr;
     for (const PluginKernel& p : state_) taken |= p.name == name;
     if (taken) { bad("the name is taken (a registered kernel or another plugin kernel has it)"); continue; }
-    const int32_t last_op = abi == 2 ? QGATE_OP_MOE_MATMUL : QGATE_OP_MATMUL;
+    const int32_t last_op = abi == 2 ? QGATE_OP_ATTENTION : QGATE_OP_MATMUL;
+    const bool fused = op >= QGATE_OP_ADD_RMSNORM;
     if (op < 0 || op > last_op) {
-      bad("unknown op " + std::to_string(op) + (abi == 2 ? " (0 dequant, 1 matmul, 2 gate_up, 3 moe_matmul)" : " (0 = dequant, 1 = matmul)"));
+      bad("unknown op " + std::to_string(op) +
+          (abi == 2 ? " (0 dequant, 1 matmul, 2 gate_up, 3 moe_matmul, 4 add_rmsnorm, 5 qk_norm_rope, 6 moe_route, 7 silu_mul, 8 attention)"
+                    : " (0 = dequant, 1 = matmul)"));
       continue;
     }
-    const FormatInfo* fmt = fmt_tag == 1 ? find_format(format) : nullptr;
+    // Fusions and attention have no weight: their format is ignored (q8_0 stands in, as for
+    // qgate's own fused kernels).
+    const FormatInfo* fmt = fused ? &format_info(FormatId::q8_0) : fmt_tag == 1 ? find_format(format) : nullptr;
     if (!fmt) {
       bad(fmt_tag == 0 ? "no format name" : "unknown format '" + format + "' (qgate list --formats)");
       continue;
@@ -346,7 +400,13 @@ void PluginHost::load(const std::string& library, const PluginArgs& args) {
     if (max_m < 0 || max_m > 4096) { bad("max_m must be in 0..4096"); continue; }
     const int32_t last_act = abi == 2 ? QGATE_ACT_Q8_1_S16 : QGATE_ACT_FP8_E4M3_TOKEN;
     if (act < 0 || act > last_act) { bad("unknown activation quantization " + std::to_string(act)); continue; }
-    if (op == QGATE_OP_DEQUANT && act != QGATE_ACT_NONE) { bad("a dequant kernel quantizes no activations"); continue; }
+    if ((op == QGATE_OP_DEQUANT || fused) && act != QGATE_ACT_NONE) { bad("a dequant, fusion or attention kernel quantizes no activations"); continue; }
+    if (fused && out != QGATE_OUT_F32) { bad("fusion and attention outputs are f32"); continue; }
+    if (p_type < 0 || p_type > QGATE_OUT_BF16) { bad("unknown p_type " + std::to_string(p_type)); continue; }
+    if (rsqrt_roundings < 0 || rsqrt_roundings > 64 || rotate_roundings < 0 || rotate_roundings > 64 || !(trig_u >= 0 && trig_u <= 1e6)) {
+      bad("math: rounding counts must be in 0..64, trig_u in 0..1e6");
+      continue;
+    }
     if (bits < 1 || bits > 52) { bad("accumulator fraction bits must be in 1..52"); continue; }
     if (out < 0 || out > QGATE_OUT_BF16) { bad("unknown output type " + std::to_string(out)); continue; }
     if (!has_launch) { bad("no launch function"); continue; }
@@ -373,7 +433,8 @@ void PluginHost::load(const std::string& library, const PluginArgs& args) {
       pk.unavailable = "plugin ABI version 1 launches with host pointers only: declare the kernel through version 2 (qgate_plugin_v2_get) for device memory";
     KernelInfo& ki = infos_.emplace_back();
     ki.name = name;
-    static constexpr Op ops[] = {Op::dequant, Op::matmul, Op::gate_up, Op::moe_matmul};
+    static constexpr Op ops[] = {Op::dequant, Op::matmul, Op::gate_up, Op::moe_matmul, Op::add_rmsnorm,
+                                 Op::qk_norm_rope, Op::moe_route, Op::silu_mul, Op::attention};
     ki.op = ops[op];
     ki.backend = be;
     ki.format = fmt->id;
@@ -384,7 +445,12 @@ void PluginHost::load(const std::string& library, const PluginArgs& args) {
     ki.max_m = max_m;
     ki.deterministic = det != 0;
     if (ki.op == Op::moe_matmul) ki.moe = plugin_moe;
+    else if (fused) ki.fused = plugin_fused;
     else ki.launch = plugin_launch;
+    ki.p_type = static_cast<OutType>(p_type);
+    if (rsqrt_roundings > 0) ki.math.rsqrt_roundings = rsqrt_roundings;
+    if (rotate_roundings > 0) ki.math.rotate_roundings = rotate_roundings;
+    if (trig_u > 0) ki.math.trig_u = trig_u;
     ki.restart = plugin_restart;
     if (exp_ulp > 0) ki.math.exp_ulp = exp_ulp;
     ki.math.exp_ulp_per_x = exp_ulp_per_x;

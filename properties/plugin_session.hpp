@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kernels/kernel.hpp"
 #include "properties/plugin_library.hpp"
@@ -24,19 +25,37 @@ struct SessionTarget {
   BackendId backend = BackendId::cpu;
 };
 
+// Where a tensor goes in the plugin's call (qgate_plugin_v2_call's tensor fields, in order).
+enum class Slot : uint8_t { w, x, y, ids, res, norm_w, q, k_new, v_new, w_q, w_k, pos, k_cache, v_cache, y2, count };
+
+// One tensor of a launch. Inputs: `in`, `bytes` long. Outputs: the whole guarded region of a
+// GuardedBuffer (red guard bytes, `bytes` of poisoned payload, red guard bytes), updated in
+// place when the launch succeeds.
+struct SessionTensor {
+  Slot slot = Slot::w;
+  bool output = false;
+  const void* in = nullptr;
+  uint8_t* region = nullptr;
+  size_t bytes = 0, red = 0;
+};
+
+// A launch: the op, its shapes and scalars (qgate_plugin_v2_call's fields), its tensors.
 struct SessionLaunch {
   Op op = Op::matmul;
-  int64_t n = 0, k = 0, m = 1;
-  const uint8_t* w = nullptr;
-  size_t w_bytes = 0;
-  const float* x = nullptr;  // nullptr for dequant
-  size_t x_bytes = 0;
-  const int32_t* ids = nullptr;  // moe_matmul: m * top_k expert ids
-  size_t ids_bytes = 0;
-  int64_t experts = 0, top_k = 0;
-  uint8_t* region = nullptr;  // the guarded output region: updated in place on success
-  size_t region_bytes = 0, red = 0, y_bytes = 0;
+  int64_t n = 0, k = 0, m = 1, experts = 0, top_k = 0;
+  int64_t rows = 0, cols = 0, tokens = 0, n_head = 0, n_head_kv = 0, head_dim = 0, kv_len = 0, kv_cap = 0;
+  float eps = 0, rope_base = 0, scale = 0;
+  int32_t rope_mode = 0;
+  std::vector<SessionTensor> tensors;
+  void input(Slot s, const void* p, size_t bytes) { tensors.push_back({s, false, p, nullptr, bytes, 0}); }
+  void output(Slot s, uint8_t* region, size_t bytes, size_t red) { tensors.push_back({s, true, nullptr, region, bytes, red}); }
 };
+
+// The messages between qgate and a session process.
+namespace session_wire {
+enum : uint8_t { kHello = 1, kLaunch = 2, kBye = 3 };
+enum : uint8_t { kOk = 0, kKernelError = 1, kSessionError = 2 };
+}  // namespace session_wire
 
 class PluginSession {
  public:

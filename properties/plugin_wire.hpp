@@ -24,6 +24,7 @@ struct Writer {
     put<uint64_t>(n);
     b.append(static_cast<const char*>(p), n);
   }
+  void text(const std::string& s) { blob(s.data(), s.size()); }
 };
 
 struct Reader {
@@ -64,6 +65,11 @@ struct Reader {
     const uint8_t* p = reinterpret_cast<const uint8_t*>(b.data()) + at;
     at += n;
     return p;
+  }
+  std::string text() {  // a blob as a string ("" when garbled; ok says so)
+    size_t n = 0;
+    const uint8_t* p = blob(n);
+    return p ? std::string(reinterpret_cast<const char*>(p), n) : std::string();
   }
 };
 

@@ -14,6 +14,8 @@
  *                                 finish: declared non-deterministic
  *   engine_gate_up_q4_0_q8_0      SwiGLU over [W_gate; W_up], one q8_0 quantization of x for both
  *   engine_moe_q8_0_q8_0          indexed MoE: each token through the experts its ids name
+ *   engine_add_rmsnorm_f32, engine_silu_mul_f32, engine_moe_route_f32, engine_attn_eager_f32
+ *                                 the fusions and eager attention in plain f32
  *   stale_matvec_q8_0_f32         keeps the weights it converted on its first call and reuses
  *                                 them whenever the shape repeats: right on its first call of
  *                                 a shape, wrong once the data changes
@@ -353,6 +355,96 @@ static int32_t matvec_q8_0_stale(const void* user, const qgate_plugin_v2_call* c
   return 0;
 }
 
+/* ---- fusions and attention (f32 in, f32 out) ---- */
+
+/* y2 = x + res, y = y2 / sqrt(mean(y2^2) + eps) * w. defect: eps added outside the root. */
+static int32_t add_rmsnorm(const void* user, const qgate_plugin_v2_call* c, char* msg, size_t n) {
+  (void)msg, (void)n;
+  const float *x = (const float*)c->x.ptr, *res = (const float*)c->res.ptr, *w = (const float*)c->norm_w.ptr;
+  float *y = (float*)c->y.ptr, *h = (float*)c->y2.ptr;
+  for (int64_t r = 0; r < c->rows; ++r) {
+    float ss = 0;
+    for (int64_t i = 0; i < c->cols; ++i) {
+      h[r * c->cols + i] = x[r * c->cols + i] + res[r * c->cols + i];
+      ss += h[r * c->cols + i] * h[r * c->cols + i];
+    }
+    const float ms = ss / (float)c->cols;
+    const float inv = user ? 1.0f / (sqrtf(ms) + c->eps) : 1.0f / sqrtf(ms + c->eps);
+    for (int64_t i = 0; i < c->cols; ++i) y[r * c->cols + i] = h[r * c->cols + i] * inv * w[i];
+  }
+  return 0;
+}
+
+/* y = silu(x) * res. defect: SiLU of the up input. */
+static int32_t silu_mul(const void* user, const qgate_plugin_v2_call* c, char* msg, size_t n) {
+  (void)msg, (void)n;
+  const float *g = (const float*)c->x.ptr, *u = (const float*)c->res.ptr;
+  for (int64_t i = 0; i < c->rows * c->cols; ++i) {
+    const float a = user ? u[i] : g[i], b = user ? g[i] : u[i];
+    ((float*)c->y.ptr)[i] = a / (1.0f + expf(-a)) * b;
+  }
+  return 0;
+}
+
+/* Router: softmax over the row's logits, the top_k most probable (equal: lower index first),
+ * their weights renormalized. defect: the weights left unrenormalized. */
+static int32_t moe_route(const void* user, const qgate_plugin_v2_call* c, char* msg, size_t n) {
+  if (c->top_k < 1 || c->top_k > c->cols || c->cols > 1024) return refuse(msg, n, "bad top_k or too many experts");
+  float p[1024];
+  char taken[1024];
+  for (int64_t r = 0; r < c->rows; ++r) {
+    const float* x = (const float*)c->x.ptr + r * c->cols;
+    float m = x[0], sum = 0, chosen = 0;
+    for (int64_t e = 1; e < c->cols; ++e) m = fmaxf(m, x[e]);
+    for (int64_t e = 0; e < c->cols; ++e) sum += (p[e] = expf(x[e] - m));
+    for (int64_t e = 0; e < c->cols; ++e) p[e] /= sum, taken[e] = 0;
+    int32_t* ids = (int32_t*)c->ids.ptr + r * c->top_k;
+    float* w = (float*)c->y.ptr + r * c->top_k;
+    for (int64_t s = 0; s < c->top_k; ++s) {
+      int64_t best = -1;
+      for (int64_t e = 0; e < c->cols; ++e)
+        if (!taken[e] && (best < 0 || p[e] > p[best])) best = e;
+      taken[best] = 1, ids[s] = (int32_t)best, w[s] = p[best], chosen += p[best];
+    }
+    if (!user)
+      for (int64_t s = 0; s < c->top_k; ++s) w[s] /= chosen;
+  }
+  return 0;
+}
+
+/* Eager causal GQA attention: scores, softmax with P = e / l in f32, then P.V. defect: every
+ * query sees one key past its position. */
+static int32_t attention(const void* user, const qgate_plugin_v2_call* c, char* msg, size_t n) {
+  const int64_t d = c->head_dim, g = c->n_head / c->n_head_kv;
+  float* s = (float*)malloc(sizeof(float) * (size_t)(c->kv_len + 1));
+  if (!s) return refuse(msg, n, "out of memory");
+  const float *q = (const float*)c->q.ptr, *kc = (const float*)c->k_cache.ptr, *vc = (const float*)c->v_cache.ptr;
+  for (int64_t t = 0; t < c->tokens; ++t)
+    for (int64_t h = 0; h < c->n_head; ++h) {
+      int64_t last = c->kv_len - c->tokens + t + (user ? 1 : 0);
+      if (last > c->kv_len - 1) last = c->kv_len - 1;
+      const float* qv = q + (t * c->n_head + h) * d;
+      const int64_t kh = h / g;
+      float m = -INFINITY, l = 0;
+      for (int64_t j = 0; j <= last; ++j) {
+        float dot = 0;
+        for (int64_t i = 0; i < d; ++i) dot += qv[i] * kc[(kh * c->kv_cap + j) * d + i];
+        s[j] = c->scale * dot;
+        m = fmaxf(m, s[j]);
+      }
+      for (int64_t j = 0; j <= last; ++j) l += (s[j] = expf(s[j] - m));
+      for (int64_t j = 0; j <= last; ++j) s[j] /= l;
+      float* o = (float*)c->y.ptr + (t * c->n_head + h) * d;
+      for (int64_t i = 0; i < d; ++i) {
+        float acc = 0;
+        for (int64_t j = 0; j <= last; ++j) acc += s[j] * vc[(kh * c->kv_cap + j) * d + i];
+        o[i] = acc;
+      }
+    }
+  free(s);
+  return 0;
+}
+
 static int32_t init(const qgate_plugin_v2_config* cfg, const qgate_plugin_v2_device* device, void** session, char* msg,
                     size_t n) {
   (void)device;
@@ -403,6 +495,16 @@ static const qgate_plugin_v2_kernel kKernels[] = {
     KOP(QGATE_OP_GATE_UP, "wrong_gate_up_q4_0_q8_0_silu_on_up", "q4_0", QGATE_ACT_Q8_0, 32, 32, 6, 1, gate_up_legacy, &kQ40Swapped),
     KOP(QGATE_OP_MOE_MATMUL, "engine_moe_q8_0_q8_0", "q8_0", QGATE_ACT_Q8_0, 32, 32, 6, 1, moe_legacy, &kQ80),
     KOP(QGATE_OP_MOE_MATMUL, "wrong_moe_q8_0_q8_0_next_slot", "q8_0", QGATE_ACT_Q8_0, 32, 32, 6, 1, moe_legacy, &kQ80NextSlot),
+    /* Fusions and attention: depth = the sequential reduction over the row (norm) or head_dim
+     * (q.k); tile_k 1 = eager attention, P in f32. */
+    KOP(QGATE_OP_ADD_RMSNORM, "engine_add_rmsnorm_f32", NULL, QGATE_ACT_NONE, 1, 1, 2, 1, add_rmsnorm, NULL),
+    KOP(QGATE_OP_ADD_RMSNORM, "wrong_add_rmsnorm_f32_eps_outside", NULL, QGATE_ACT_NONE, 1, 1, 2, 1, add_rmsnorm, (void*)1),
+    KOP(QGATE_OP_SILU_MUL, "engine_silu_mul_f32", NULL, QGATE_ACT_NONE, 1, 1, 1, 1, silu_mul, NULL),
+    KOP(QGATE_OP_SILU_MUL, "wrong_silu_mul_f32_silu_on_up", NULL, QGATE_ACT_NONE, 1, 1, 1, 1, silu_mul, (void*)1),
+    KOP(QGATE_OP_MOE_ROUTE, "engine_moe_route_f32", NULL, QGATE_ACT_NONE, 1, 1, 1, 1, moe_route, NULL),
+    KOP(QGATE_OP_MOE_ROUTE, "wrong_moe_route_f32_not_renormalized", NULL, QGATE_ACT_NONE, 1, 1, 1, 1, moe_route, (void*)1),
+    KOP(QGATE_OP_ATTENTION, "engine_attn_eager_f32", NULL, QGATE_ACT_NONE, 1, 1, 2, 1, attention, NULL),
+    KOP(QGATE_OP_ATTENTION, "wrong_attn_eager_f32_sees_next_key", NULL, QGATE_ACT_NONE, 1, 1, 2, 1, attention, (void*)1),
 };
 static const qgate_plugin_v2_library kLibrary = {sizeof(qgate_plugin_v2_library), QGATE_PLUGIN_V2_ABI_VERSION, kKernels,
                                                  sizeof kKernels / sizeof kKernels[0], init, teardown};

@@ -18,7 +18,7 @@ static int32_t zeros(const void* user, const qgate_plugin_v2_call* c, char* msg,
 }
 #endif
 #define MATVEC(name, act) \
-  {name, QGATE_OP_MATMUL, "q8_0", QGATE_BACKEND_CPU, 1, 1, 32, 8, {act, 23, {1, 1, 0}, QGATE_OUT_F32, 0}, 1, zeros, NULL, NULL, {0, 0, 0}, {0}}
+  {name, QGATE_OP_MATMUL, "q8_0", QGATE_BACKEND_CPU, 1, 1, 32, 8, {act, 23, {1, 1, 0}, QGATE_OUT_F32, 0}, 1, zeros, NULL, NULL}
 
 #if defined(BROKEN_REFUSED)
 QGATE_PLUGIN_EXPORT const qgate_plugin_v2_library* qgate_plugin_v2_get(uint32_t v, const qgate_plugin_v2_config* cfg,

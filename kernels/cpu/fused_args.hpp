@@ -15,6 +15,8 @@ enum class RopeMode : int {
 
 struct FusedArgs {
   Op op = Op::add_rmsnorm;
+  // The kernel being called (kernels that run elsewhere, plugins, find their process by it).
+  const KernelInfo* kernel = nullptr;
 
   // add_rmsnorm: h = x + res (written to out1), y = h / sqrt(mean(h^2) + eps) * w (out0).
   //   x, res: [rows][n]; w: [n]; out0, out1: [rows][n].
