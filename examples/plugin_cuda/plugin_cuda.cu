@@ -7,6 +7,7 @@
 //                                          land in y by atomicAdd in any order (declared
 //                                          non-deterministic)
 //   wrong_cuda_matvec_q8_0_f32_crossed     codes of neighbouring lanes swapped (j ^ 1)
+//   wrong_cuda_matvec_q8_0_f32_overrun     one element written past the output (into the guard)
 //   wrong_cuda_matvec_q8_0_f32_splitk_skips_row  the split-K kernel never adds the last row
 //   stale_cuda_matvec_q8_0_f32             the weights converted to f32 on the device on the
 //                                          first call of a shape and reused whenever the
@@ -40,8 +41,10 @@ __device__ float row_dot(const uint8_t* w, const float* x, int64_t k, int64_t i,
   return acc;
 }
 
-__global__ void matvec(const uint8_t* w, const float* x, float* y, int64_t n, int64_t k, int64_t m, bool crossed) {
+__global__ void matvec(const uint8_t* w, const float* x, float* y, int64_t n, int64_t k, int64_t m, bool crossed,
+                       bool overrun) {
   const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (overrun && t == n * m) y[t] = 0.0f;  // the defect: one element past the output
   if (t >= n * m) return;
   const int64_t r = t / n, i = t % n;
   y[t] = row_dot(w, x, k, i, r, 0, k / 32, crossed);
@@ -79,12 +82,14 @@ int32_t fail(char* msg, size_t size, const char* what, cudaError_t e) {
 
 unsigned grid_for(int64_t items) { return (unsigned)((items + kThreads - 1) / kThreads); }
 
-// user: 0 = correct, 1 = crossed lanes.
+// user: 0 = correct, 1 = crossed lanes, 2 = one element written past the output.
 int32_t launch_matvec(const void* user, const qgate_plugin_v2_call* c, char* msg, size_t size) {
   if (c->k % 32) return std::snprintf(msg, size, "k is not a multiple of 32"), 1;
   cudaStream_t s = static_cast<cudaStream_t>(c->stream);
-  matvec<<<grid_for(c->n * c->m), kThreads, 0, s>>>(static_cast<const uint8_t*>(c->w.ptr), static_cast<const float*>(c->x.ptr),
-                                                   static_cast<float*>(c->y.ptr), c->n, c->k, c->m, user != nullptr);
+  const intptr_t v = reinterpret_cast<intptr_t>(user);
+  matvec<<<grid_for(c->n * c->m + 1), kThreads, 0, s>>>(static_cast<const uint8_t*>(c->w.ptr),
+                                                       static_cast<const float*>(c->x.ptr), static_cast<float*>(c->y.ptr),
+                                                       c->n, c->k, c->m, v == 1, v == 2);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return fail(msg, size, "launch", e);
   return 0;
 }
@@ -119,6 +124,7 @@ int32_t launch_stale(const void*, const qgate_plugin_v2_call* c, char* msg, size
 }
 
 void* const kWrong = reinterpret_cast<void*>(1);
+void* const kOverrun = reinterpret_cast<void*>(2);
 
 // Depth: 32 products per block, the scale product, then one addition per block (split-K:
 // a quarter of the blocks, then up to 4 atomic adds onto 0 in any order): ceil(k/32) + 36.
@@ -130,6 +136,7 @@ const qgate_plugin_v2_kernel kKernels[] = {
     KERNEL("cuda_matvec_q8_0_f32", launch_matvec, nullptr, 1, 32, 36),
     KERNEL("cuda_matvec_q8_0_f32_splitk_atomic", launch_splitk, nullptr, 0, 32, 40),
     KERNEL("wrong_cuda_matvec_q8_0_f32_crossed", launch_matvec, kWrong, 1, 32, 36),
+    KERNEL("wrong_cuda_matvec_q8_0_f32_overrun", launch_matvec, kOverrun, 1, 32, 36),
     KERNEL("wrong_cuda_matvec_q8_0_f32_splitk_skips_row", launch_splitk, kWrong, 0, 32, 40),
     KERNEL("stale_cuda_matvec_q8_0_f32", launch_stale, nullptr, 1, 1, 1),
 };

@@ -14,8 +14,8 @@
  *                                 finish: declared non-deterministic
  *   engine_gate_up_q4_0_q8_0      SwiGLU over [W_gate; W_up], one q8_0 quantization of x for both
  *   engine_moe_q8_0_q8_0          indexed MoE: each token through the experts its ids name
- *   engine_add_rmsnorm_f32, engine_silu_mul_f32, engine_moe_route_f32, engine_attn_eager_f32
- *                                 the fusions and eager attention in plain f32
+ *   engine_add_rmsnorm_f32, engine_qk_norm_rope_f32, engine_silu_mul_f32, engine_moe_route_f32,
+ *   engine_attn_eager_f32         the fusions and eager attention in plain f32
  *   stale_matvec_q8_0_f32         keeps the weights it converted on its first call and reuses
  *                                 them whenever the shape repeats: right on its first call of
  *                                 a shape, wrong once the data changes
@@ -412,6 +412,47 @@ static int32_t moe_route(const void* user, const qgate_plugin_v2_call* c, char* 
   return 0;
 }
 
+/* One head: RMSNorm over d (weights w, eps, a sequential sum of squares), then RoPE at pos
+ * (theta_i = pos * base^(-2i/d), pairs (i, i + d/2) for NeoX, (2i, 2i+1) interleaved).
+ * swapped: the pairing of the other mode. */
+static void norm_rope(const float* src, const float* w, int64_t d, float eps, int32_t pos, float base, int neox,
+                      float* dst) {
+  float tmp[1024], ss = 0;
+  for (int64_t i = 0; i < d; ++i) ss += src[i] * src[i];
+  const float ir = 1.0f / sqrtf(ss / (float)d + eps);
+  for (int64_t i = 0; i < d; ++i) tmp[i] = src[i] * ir * w[i];
+  for (int64_t i = 0; i < d / 2; ++i) {
+    const int64_t i0 = neox ? i : 2 * i, i1 = neox ? i + d / 2 : 2 * i + 1;
+    const float theta = (float)pos * powf(base, (float)(-2 * i) / (float)d);
+    const float c = cosf(theta), sn = sinf(theta), x0 = tmp[i0], x1 = tmp[i1];
+    dst[i0] = fmaf(-x1, sn, x0 * c);
+    dst[i1] = fmaf(x1, c, x0 * sn);
+  }
+}
+
+/* q/k norm + RoPE, q to y, k and v into the caches at row pos[t]. defect: RoPE pairs swapped. */
+static int32_t qk_norm_rope(const void* user, const qgate_plugin_v2_call* c, char* msg, size_t n) {
+  const int64_t d = c->head_dim;
+  if (d < 2 || d % 2 || d > 1024) return refuse(msg, n, "head_dim must be even, 2..1024");
+  const int32_t* pos = (const int32_t*)c->pos.ptr;
+  for (int64_t t = 0; t < c->tokens; ++t)
+    if (pos[t] < 0 || pos[t] >= c->kv_cap) return refuse(msg, n, "a position lies outside the KV cache");
+  const int neox = (c->rope_mode == 0) != (user != NULL);
+  const float *q = (const float*)c->q.ptr, *k = (const float*)c->k_new.ptr, *v = (const float*)c->v_new.ptr;
+  for (int64_t t = 0; t < c->tokens; ++t) {
+    for (int64_t h = 0; h < c->n_head; ++h)
+      norm_rope(q + (t * c->n_head + h) * d, (const float*)c->w_q.ptr, d, c->eps, pos[t], c->rope_base, neox,
+                (float*)c->y.ptr + (t * c->n_head + h) * d);
+    for (int64_t h = 0; h < c->n_head_kv; ++h) {
+      float* kc = (float*)c->k_cache.ptr + (h * c->kv_cap + pos[t]) * d;
+      float* vc = (float*)c->v_cache.ptr + (h * c->kv_cap + pos[t]) * d;
+      norm_rope(k + (t * c->n_head_kv + h) * d, (const float*)c->w_k.ptr, d, c->eps, pos[t], c->rope_base, neox, kc);
+      for (int64_t i = 0; i < d; ++i) vc[i] = v[(t * c->n_head_kv + h) * d + i];
+    }
+  }
+  return 0;
+}
+
 /* Eager causal GQA attention: scores, softmax with P = e / l in f32, then P.V. defect: every
  * query sees one key past its position. */
 static int32_t attention(const void* user, const qgate_plugin_v2_call* c, char* msg, size_t n) {
@@ -503,6 +544,8 @@ static const qgate_plugin_v2_kernel kKernels[] = {
     KOP(QGATE_OP_SILU_MUL, "wrong_silu_mul_f32_silu_on_up", NULL, QGATE_ACT_NONE, 1, 1, 1, 1, silu_mul, (void*)1),
     KOP(QGATE_OP_MOE_ROUTE, "engine_moe_route_f32", NULL, QGATE_ACT_NONE, 1, 1, 1, 1, moe_route, NULL),
     KOP(QGATE_OP_MOE_ROUTE, "wrong_moe_route_f32_not_renormalized", NULL, QGATE_ACT_NONE, 1, 1, 1, 1, moe_route, (void*)1),
+    KOP(QGATE_OP_QK_NORM_ROPE, "engine_qk_norm_rope_f32", NULL, QGATE_ACT_NONE, 1, 1, 2, 1, qk_norm_rope, NULL),
+    KOP(QGATE_OP_QK_NORM_ROPE, "wrong_qk_norm_rope_f32_pairs_swapped", NULL, QGATE_ACT_NONE, 1, 1, 2, 1, qk_norm_rope, (void*)1),
     KOP(QGATE_OP_ATTENTION, "engine_attn_eager_f32", NULL, QGATE_ACT_NONE, 1, 1, 2, 1, attention, NULL),
     KOP(QGATE_OP_ATTENTION, "wrong_attn_eager_f32_sees_next_key", NULL, QGATE_ACT_NONE, 1, 1, 2, 1, attention, (void*)1),
 };
