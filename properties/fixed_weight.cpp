@@ -173,9 +173,14 @@ GateReport run_gate_fixed(const GateFilter& f, const QTensor& w, const FixedWeig
                           const std::function<void(size_t, size_t, const std::string&)>& progress) {
   GateReport rep;
   std::vector<const KernelInfo*> selected;
+  const auto has_property = [&](const KernelInfo& k) {
+    for (const PropertyInfo& p : all_properties())
+      if (applies_fixed(p, k) && (f.property.empty() || p.name == f.property)) return true;
+    return false;  // e.g. the MoE kernels (stacked experts, not one tensor): none to run on a given weight
+  };
   for (const KernelInfo& k : all_kernels())
     // gate_up takes a merged [gate; up] pair, not one tensor: gated on generated weights only.
-    if (f.matches(k) && w.fmt == &format_info(k.format) && k.op != Op::gate_up) selected.push_back(&k);
+    if (f.matches(k) && w.fmt == &format_info(k.format) && k.op != Op::gate_up && has_property(k)) selected.push_back(&k);
   for (size_t i = 0; i < selected.size(); ++i) {
     const KernelInfo& k = *selected[i];
     if (progress) progress(i, selected.size(), k.name);

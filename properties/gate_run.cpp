@@ -12,6 +12,12 @@ bool GateFilter::matches(const KernelInfo& k) const {
   if (!format.empty() && (is_fused(k.op) || find_format(format) != &format_info(k.format))) return false;
   if (!op.empty() && op_name(k.op) != op) return false;
   if (!kernel.empty() && k.name.find(kernel) == std::string::npos) return false;
+  // --property selects the kernels it applies to: a kernel it does not reach would be
+  // reported having passed nothing.
+  if (!property.empty()) {
+    const PropertyInfo* p = find_property(property);
+    if (!p || !applies(*p, k)) return false;
+  }
   return true;
 }
 

@@ -30,6 +30,15 @@ struct GateArgs {
   bool quiet = false;
 };
 
+// The filter as the options that set it, for messages ("--op matmul --property many_rows").
+std::string describe(const GateFilter& f) {
+  std::string o;
+  for (const auto& [opt_name, v] : {std::pair{"--property", f.property}, {"--op", f.op}, {"--format", f.format},
+                                    {"--kernel", f.kernel}, {"--backend", f.backend}})
+    if (!v.empty()) o += std::string(o.empty() ? "" : " ") + opt_name + " " + v;
+  return o.empty() ? "none" : o;
+}
+
 }  // namespace
 
 void add_gate(CLI::App& app) {
@@ -120,7 +129,7 @@ void add_gate(CLI::App& app) {
       rep = run_gate_fixed(f, w, fo, progress);
       if (tty) std::fprintf(stderr, "\r%-70s\r", "");
       if (rep.kernels.empty())
-        throw Failure{"no registered kernel of format " + std::string(w.fmt->name) + " matches the filter"};
+        throw Failure{"no registered kernel of format " + std::string(w.fmt->name) + " matches the filter (" + describe(f) + ")"};
       for (const KernelGate& g : rep.kernels)
         if (g.skipped) std::cout << "skipped " << g.kernel->name << ": " << g.skip_reason << "\n";
     } else if (!a->plugins.empty()) {
@@ -139,7 +148,7 @@ void add_gate(CLI::App& app) {
       if (tty) std::fprintf(stderr, "\r%-70s\r", "");
       rep.unloaded = plugins->unloaded();
       plugins->annotate(rep);
-      if (rep.kernels.empty() && rep.unloaded.empty()) throw Failure{"no plugin kernel matches the filter"};
+      if (rep.kernels.empty() && rep.unloaded.empty()) throw Failure{"no plugin kernel matches the filter (" + describe(f) + ")"};
       for (const KernelGate& g : rep.kernels)
         if (g.skipped) std::cout << "skipped " << g.kernel->name << ": " << g.skip_reason << "\n";
     } else {
@@ -147,8 +156,19 @@ void add_gate(CLI::App& app) {
       std::fflush(stdout);
       rep = run_gate(f, opt, progress);
       if (tty) std::fprintf(stderr, "\r%-70s\r", "");
-      if (rep.kernels.empty()) throw Failure{"no registered kernel matches the filter"};
+      if (rep.kernels.empty()) throw Failure{"no registered kernel matches the filter (" + describe(f) + ")"};
     }
+    // A kernel the run reached (not skipped) on which no property was evaluated proves
+    // nothing: the filter left nothing to check, which is a usage error, never a pass.
+    size_t empty = 0;
+    const KernelInfo* first_empty = nullptr;
+    for (const KernelGate& g : rep.kernels)
+      if (!g.skipped && g.runs.empty()) first_empty = first_empty ? first_empty : g.kernel, ++empty;
+    if (empty)
+      throw Failure{"nothing evaluated: no property of the filter (" + describe(f) + ") applies to " +
+                        std::to_string(empty) + " selected kernel(s), e.g. " + first_empty->name +
+                        " (each property applies to the ops properties/properties.inc names)",
+                    kExitUsage};
     std::cout << format_matrix(rep) << format_failures(rep);
     if (plugins) std::cout << plugins->verdicts(rep);
     if (!a->report.empty()) {
