@@ -314,7 +314,7 @@ PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOp
     CaseSpec s;
     s.codes = CodeMode::diagonal;
     const int lanes = f.tensor_level() ? 8 : f.codes();
-    s.n = f.tensor_level() ? 16 : f.code_levels;
+    s.n = f.tensor_level() ? 16 : exhaustive_rows(f);  // every code x position, then rows separating positions
     s.k = f.tensor_level() ? 32 : f.block_elems;  // one block: every code position once per row
     s.seed = r.seed;
     const CaseOutcome o = run_spec(k, p, s);
@@ -324,7 +324,8 @@ PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOp
     r.evidence = has_evidence(o.verdict);
     r.max_ratio = o.verdict.max_ratio;
     r.coverage = "exhaustive: " + std::to_string(valid * lanes) + " of " + std::to_string(valid * lanes) +
-                 " (code x lane)";
+                 " (code x lane)" +
+                 (f.tensor_level() ? std::string() : ", every pair of lanes holding different codes in some row");
     if (!o.pass()) record_failure(s, o);
     return r;
   }

@@ -7,6 +7,7 @@
 
 #include "kernels/cpu/convert.hpp"
 #include "kernels/cpu/instantiate.hpp"
+#include "kernels/mutant.hpp"
 
 namespace qgate::cpu {
 
@@ -18,14 +19,16 @@ const char* dequant(const uint8_t* w, int64_t n, int64_t k, void* out) {
   for (int64_t b = 0; b < nblocks; ++b) {
     U::run(w + b * U::bytes, u);
     for (int i = 0; i < U::elems; ++i) {
-      const int j = i / U::sub;
+      // Mutant: elements 0 and 16 of a block trade places (two 4-bit lanes 16 apart crossed).
+      const int e = QGATE_MUTANT_ON(lane_pair_swapped) && U::elems >= 32 && (i == 0 || i == 16) ? i ^ 16 : i;
+      const int j = e / U::sub;
       const int64_t o = b * U::elems + i;
       if constexpr (O == OutType::f32) {
-        const float v = U::is_float ? u.d[0] * u.f[i] : std::fma(u.d[j], static_cast<float>(u.q[i]), -u.m[j]);
+        const float v = U::is_float ? u.d[0] * u.f[e] : std::fma(u.d[j], static_cast<float>(u.q[e]), -u.m[j]);
         std::memcpy(static_cast<uint8_t*>(out) + 4 * o, &v, 4);
       } else {
-        const double v = U::is_float ? static_cast<double>(u.d[0]) * u.f[i]
-                                     : static_cast<double>(u.d[j]) * u.q[i] - static_cast<double>(u.m[j]);
+        const double v = U::is_float ? static_cast<double>(u.d[0]) * u.f[e]
+                                     : static_cast<double>(u.d[j]) * u.q[e] - static_cast<double>(u.m[j]);
         const uint16_t h = O == OutType::f16 ? d2h(v) : d2bf(v);
         std::memcpy(static_cast<uint8_t*>(out) + 2 * o, &h, 2);
       }

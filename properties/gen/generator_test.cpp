@@ -96,5 +96,40 @@ TEST(Generator, SpecRoundTripsAndRejectsImpossibleShapes) {
   EXPECT_FALSE(parse_spec("codes=sideways", t, err));
 }
 
+// The exhaustive pattern, as every_code_every_lane materializes it, puts every valid code at
+// every code position of a block and, for every pair of positions, different codes in some
+// row: read back through each format's own unpacker.
+TEST(Generator, ExhaustivePatternSeparatesEveryPairOfPositions) {
+  for (const FormatInfo* f : all_formats()) {
+    if (f->tensor_level() || f->is_activation) continue;
+    CaseSpec s;
+    s.codes = CodeMode::diagonal;
+    s.n = exhaustive_rows(*f);
+    s.k = f->block_elems;
+    s.seed = 7;
+    Case c;
+    ASSERT_EQ(materialize(*f, s, false, c), "") << f->name;
+    const int P = f->codes();
+    std::vector<std::vector<int32_t>> rows;
+    for (int64_t r = 0; r < s.n; ++r) {
+      BlockFields bf;
+      f->unpack_block(c.w.bytes.data() + r * f->block_bytes, bf);
+      rows.push_back(bf.codes);
+    }
+    std::vector<char> seen(static_cast<size_t>(f->code_levels) * P, 0);
+    for (const auto& codes : rows)
+      for (int i = 0; i < P; ++i) seen[static_cast<size_t>(codes[i]) * P + i] = 1;
+    for (int code = 0; code < f->code_levels; ++code)
+      if (!f->code_valid || f->code_valid(code))
+        for (int i = 0; i < P; ++i) ASSERT_TRUE(seen[static_cast<size_t>(code) * P + i]) << f->name << " code " << code << " lane " << i;
+    for (int i = 0; i < P; ++i)
+      for (int j = i + 1; j < P; ++j) {
+        bool separated = false;
+        for (const auto& codes : rows) separated |= codes[i] != codes[j];
+        ASSERT_TRUE(separated) << f->name << ": positions " << i << " and " << j << " hold the same code in every row";
+      }
+  }
+}
+
 }  // namespace
 }  // namespace qgate

@@ -118,9 +118,22 @@ int32_t pattern_code(CodeMode mode, int levels, int zero_code, int64_t row, int6
       int32_t c = static_cast<int32_t>(mix(salt, static_cast<uint64_t>(row * 131 + col)) % L);
       return c == z ? (c + 1) % levels : c;
     }
-    case CodeMode::diagonal: return static_cast<int32_t>((static_cast<uint64_t>(row) + col) % L);
+    case CodeMode::diagonal: {
+      if (row < levels) return static_cast<int32_t>((static_cast<uint64_t>(row) + col) % L);
+      // Separating rows: bit (row - levels) of the position picks the zero code or one half
+      // the code range away (a different value in every format).
+      const int z = zero_code >= 0 ? zero_code : 0;
+      const int64_t bit = row - levels, position = col % elems_per_block;
+      return (position >> bit) & 1 ? (z + levels / 2 + 1) % levels : z;
+    }
   }
   return 0;
+}
+
+int exhaustive_rows(const FormatInfo& f) {
+  int bits = 0;
+  while ((1 << bits) < f.codes()) ++bits;
+  return f.code_levels + bits;
 }
 
 std::vector<uint32_t> first_field_patterns(const FormatInfo& f, std::string& coverage) {

@@ -43,6 +43,14 @@ std::vector<uint32_t> first_field_patterns(const FormatInfo& f, std::string& cov
 std::string materialize_scale_sweep(const FormatInfo& f, const std::vector<uint32_t>& patterns, uint64_t seed,
                                     Case& out);
 
+// Rows of the exhaustive pattern (CodeMode::diagonal) of a block format: `code_levels` rows
+// putting code (row + position) mod levels at each code position, so every code meets every
+// position; then one row per bit of the position index, putting one of two codes of different
+// value by that bit, so every pair of positions of a block holds different codes in some row
+// (the first rows alone give positions a multiple of the code count apart the same code in
+// every row: a swap of those two positions was invisible).
+int exhaustive_rows(const FormatInfo& f);
+
 // The code the pattern puts at element (row, col): exposed for the generator's own tests.
 int32_t pattern_code(CodeMode mode, int levels, int zero_code, int64_t row, int64_t col, int elems_per_block,
                      uint64_t salt, int64_t hot_lane);
