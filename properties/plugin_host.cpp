@@ -67,7 +67,8 @@ void table_body(int fd, void* ctx) {
     w.put<int32_t>(lib.abi);
     w.put<uint64_t>(lib.count);
     for (size_t i = 0; i < lib.count; ++i) {
-      // Version 1's descriptor is version 2's without the trailing `unavailable`.
+      // Version 1's descriptor is version 2's without its trailing fields (unavailable, math,
+      // p_type, reserved): those read as absent / zero for a version 1 kernel.
       const qgate_plugin_v2_kernel* k2 = lib.abi == 2 ? &lib.v2->kernels[i] : nullptr;
       const qgate_plugin_kernel* k1 = lib.abi == 1 ? &lib.v1[i] : nullptr;
 #define QG_FIELD(f) (k2 ? k2->f : k1->f)
