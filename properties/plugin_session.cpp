@@ -45,15 +45,19 @@ std::string PluginSession::reap() {
 std::string PluginSession::receive(std::string& payload, bool& timed_out) {
   using clock = std::chrono::steady_clock;
   const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(timeout_s_));
-  std::string buf;
-  uint64_t want = UINT64_MAX;
-  char chunk[1 << 16];
+  // The frame's 8-byte length, then the payload read straight into place: outputs of
+  // hundreds of MB (every_scale_pattern) cross without growing or copying a buffer.
+  uint64_t want = 0;
+  size_t got = 0;
+  bool header = true;
+  payload.clear();
   while (true) {
-    if (buf.size() >= sizeof want && want == UINT64_MAX) std::memcpy(&want, buf.data(), sizeof want);
-    if (want != UINT64_MAX && buf.size() >= sizeof want + want) {
-      payload.assign(buf, sizeof want, static_cast<size_t>(want));
-      return {};
+    if (header && got == sizeof want) {
+      header = false;
+      got = 0;
+      payload.resize(static_cast<size_t>(want));
     }
+    if (!header && got == payload.size()) return {};
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
     if (left <= 0) {
       kill(pid_, SIGKILL);
@@ -65,8 +69,10 @@ std::string PluginSession::receive(std::string& payload, bool& timed_out) {
     const int r = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) continue;
-    const ssize_t n = read(fd_, chunk, sizeof chunk);
-    if (n > 0) buf.append(chunk, static_cast<size_t>(n));
+    char* dst = header ? reinterpret_cast<char*>(&want) + got : payload.data() + got;
+    const size_t room = header ? sizeof want - got : payload.size() - got;
+    const ssize_t n = read(fd_, dst, room);
+    if (n > 0) got += static_cast<size_t>(n);
     else if (n < 0 && errno == EINTR) continue;
     else return reap();  // the stream ended without a whole reply: the child died
   }
@@ -121,6 +127,9 @@ std::string PluginSession::launch(const SessionLaunch& l, bool& timed_out) {
   if (pid_ < 0)
     if (std::string why = start(timed_out); !why.empty()) return why;
   wire::Writer w;
+  size_t total = 256;
+  for (const SessionTensor& t : l.tensors) total += 32 + (t.output ? t.bytes + 2 * t.red : t.bytes);
+  w.b.reserve(total);
   w.put<uint8_t>(kLaunch);
   w.put<int32_t>(static_cast<int32_t>(l.op));
   for (int64_t v : {l.n, l.k, l.m, l.experts, l.top_k, l.rows, l.cols, l.tokens, l.n_head, l.n_head_kv, l.head_dim,

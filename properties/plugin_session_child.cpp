@@ -63,6 +63,10 @@ struct Child {
 
   void reply(uint8_t status, int32_t rc, const std::string& msg, const std::vector<Tensor>* outs = nullptr) {
     wire::Writer w;
+    size_t total = 64 + msg.size();
+    if (outs)
+      for (const Tensor& t : *outs) total += t.data.size() + 8;
+    w.b.reserve(total);
     w.put<uint8_t>(status);
     w.put<int32_t>(rc);
     w.text(msg);

@@ -27,9 +27,7 @@ bool write_all(int fd, const std::string& s) {
 
 bool send_message(int fd, const std::string& payload) {
   const uint64_t n = payload.size();
-  std::string framed(reinterpret_cast<const char*>(&n), sizeof n);
-  framed += payload;
-  return write_all(fd, framed);
+  return write_all(fd, std::string(reinterpret_cast<const char*>(&n), sizeof n)) && write_all(fd, payload);
 }
 
 namespace {
