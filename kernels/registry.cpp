@@ -42,7 +42,7 @@ void add_block_format(std::vector<KernelInfo>& v, FormatId f) {
                   Tile{cpu::kGemmTileM, cpu::kGemmTileN, U::elems}, 0};
     gm.matmul = cpu::gemm_f32<U>;
     v.push_back(gm);
-    constexpr int64_t inner = U::is_float ? U::elems + 3 : 2 * U::nsub + 3;
+    constexpr int64_t inner = cpu::qact_inner_depth<U, A>();
     KernelInfo q{"matmul_" + fmt + "_" + std::string(act_name(A)) + "_cpu", Op::matmul, BackendId::cpu, f,
                  Precision{A, 23, depth_lin<U::elems, inner>, OutType::f32}, Tile{1, 1, U::elems}, 8};
     q.matmul = cpu::matvec_qact<U, A>;
@@ -59,7 +59,7 @@ void add_block_format(std::vector<KernelInfo>& v, FormatId f) {
 // depth), M <= 8 like the mat-vec; the SiLU*mul epilogue is in the oracle (gate_up_ref).
 template <class U, ActQuant A>
 void add_gate_up(std::vector<KernelInfo>& v, FormatId f) {
-  constexpr int64_t inner = U::is_float ? U::elems + 3 : 2 * U::nsub + 3;
+  constexpr int64_t inner = cpu::qact_inner_depth<U, A>();
   KernelInfo g{"gate_up_" + std::string(format_info(f).name) + "_" + std::string(act_name(A)) + "_cpu", Op::gate_up,
                BackendId::cpu, f, Precision{A, 23, depth_lin<U::elems, inner>, OutType::f32}, Tile{1, 1, U::elems}, 8};
   g.matmul = cpu::gate_up_qact<U, A>;

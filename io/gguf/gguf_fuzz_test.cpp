@@ -43,7 +43,7 @@ std::vector<uint8_t> mutate(const std::vector<uint8_t>& good, std::mt19937_64& r
         break;
       }
       case 3: {  // an extreme 32-bit field (types, n_dims, alignment)
-        static const uint32_t extremes[] = {0, 3, 4, 5, 9, 12, 13, 36, 39, 40, 64, 0xFFFFFFFFu};
+        static const uint32_t extremes[] = {0, 3, 4, 5, 9, 12, 13, 36, 39, 40, 42, 43, 64, 0xFFFFFFFFu};
         const size_t at = pos(std::min<size_t>(b.size(), 1024));
         const uint32_t v = extremes[r() % std::size(extremes)];
         for (int i = 0; i < 4 && at + i < b.size(); ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));

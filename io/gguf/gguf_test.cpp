@@ -26,17 +26,17 @@ TEST(GgufTypes, TableAgreesWithFormatRegistry) {
     EXPECT_EQ(qgate_format(g->id), f);
     ++matched;
   }
-  EXPECT_EQ(matched, 24);  // every GGUF-stored format qgate has an oracle for
+  EXPECT_EQ(matched, 27);  // every GGUF-stored format qgate has an oracle for
   // ggml.h ids, spot-checked against the enum (ggml/include/ggml.h).
   const std::pair<uint32_t, std::string_view> ids[] = {
       {2, "q4_0"}, {3, "q4_1"}, {6, "q5_0"}, {7, "q5_1"}, {8, "q8_0"}, {9, "q8_1"}, {10, "q2_K"},
       {14, "q6_K"}, {15, "q8_K"}, {16, "iq2_xxs"}, {23, "iq4_xs"}, {29, "iq1_m"}, {30, "bf16"},
-      {34, "tq1_0"}, {35, "tq2_0"}, {39, "mxfp4"}};
+      {34, "tq1_0"}, {35, "tq2_0"}, {39, "mxfp4"}, {40, "nvfp4"}, {41, "q1_0"}, {42, "q2_0"}};
   for (auto [id, name] : ids) {
     ASSERT_NE(find_ggml_type(id), nullptr) << id;
     EXPECT_EQ(find_ggml_type(id)->name, name);
   }
-  for (uint32_t removed : {4u, 5u, 31u, 32u, 33u, 36u, 37u, 38u, 40u, 1000u}) EXPECT_EQ(find_ggml_type(removed), nullptr);
+  for (uint32_t removed : {4u, 5u, 31u, 32u, 33u, 36u, 37u, 38u, 43u, 1000u}) EXPECT_EQ(find_ggml_type(removed), nullptr);
   EXPECT_EQ(qgate_format(0), nullptr);   // f32: no oracle
   EXPECT_EQ(qgate_format(30), nullptr);  // bf16
 }

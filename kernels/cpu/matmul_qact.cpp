@@ -2,8 +2,9 @@
 // quantize each activation row (q8_1 per 32, q8_K per 256, or e4m3 per token), then per
 // weight block an exact integer dot per sub-block, scaled in f32:
 //   inner = sum_j (d_w[j] * isum_j - m_w[j] * qsum_j);  acc += d_x * inner
-// Declared depth: blocks + 2 * sub-blocks + 3 (the per-block chain plus the outer sum);
-// the same for the tiled GEMM, which accumulates each output sequentially over blocks.
+// (summed over the activation blocks of a weight block where it spans several). Declared
+// depth: blocks + qact_inner_depth (dequant.hpp); the same for the tiled GEMM, which
+// accumulates each output sequentially over blocks.
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -64,9 +65,11 @@ void quantize_fp8_token(const float* x, int64_t k, QRow& r) {
   r.d.assign(1, scale);
 }
 
-// One weight block against one activation row's matching block: the f32 value the
-// kernel adds to its accumulator (exact integer dots, scales applied in f32).
-template <class U>
+// One weight block against the activation row's blocks under it: the f32 value the kernel
+// adds to its accumulator. Per activation block an exact integer dot per piece (a sub-block,
+// or the part of one inside the activation block), the pieces' scaled sums added in f32,
+// times the activation scale; a weight block spanning several activation blocks adds those.
+template <class U, int AB>
 inline float block_term(const Unpacked& u, const QRow& xr, int64_t b) {
   if constexpr (U::is_float) {
     const float* xf = xr.f.data() + b * U::elems;
@@ -74,17 +77,24 @@ inline float block_term(const Unpacked& u, const QRow& xr, int64_t b) {
     for (int e = 0; e < U::elems; ++e) inner += u.f[e] * xf[e];  // fp8 x fp8 products are exact in f32
     return (u.d[0] * xr.d[0]) * inner;
   } else {
+    constexpr int piece = U::sub < AB ? U::sub : AB;
     const int8_t* xq = xr.q.data() + b * U::elems;
-    float inner = 0;
-    for (int j = 0; j < U::nsub; ++j) {
-      int32_t isum = 0, qsum = 0;
-      for (int e = j * U::sub; e < (j + 1) * U::sub; ++e) {
-        isum += static_cast<int32_t>(u.q[e]) * xq[e];
-        qsum += xq[e];
+    const float* xd = xr.d.data() + b * (U::elems / AB);
+    float term = 0;
+    for (int a = 0; a < U::elems / AB; ++a) {
+      float inner = 0;
+      for (int p = a * AB; p < (a + 1) * AB; p += piece) {
+        const int j = p / U::sub;
+        int32_t isum = 0, qsum = 0;
+        for (int e = p; e < p + piece; ++e) {
+          isum += static_cast<int32_t>(u.q[e]) * xq[e];
+          qsum += xq[e];
+        }
+        inner += u.d[j] * static_cast<float>(isum) - u.m[j] * static_cast<float>(qsum);
       }
-      inner += u.d[j] * static_cast<float>(isum) - u.m[j] * static_cast<float>(qsum);
+      term += xd[a] * inner;
     }
-    return xr.d[b] * inner;
+    return term;
   }
 }
 
@@ -103,9 +113,9 @@ std::vector<QRow> quantize_rows(const float* x, int64_t m, int64_t k) {
 
 template <class U, ActQuant A>
 const char* matvec_qact(const uint8_t* w, int64_t n, int64_t k, const float* x, int64_t m, void* y) {
-  constexpr int ablock = A == ActQuant::q8_K ? 256 : A == ActQuant::q8_1 ? 32 : U::elems;
+  constexpr int ablock = act_block_elems<U, A>();
   static_assert(U::is_float == (A == ActQuant::fp8_e4m3_token), "fp8 weights pair with fp8 activations");
-  static_assert(ablock == U::elems, "activation blocks must align with weight blocks");
+  static_assert(U::elems % ablock == 0, "a weight block holds whole activation blocks");
   if (k % U::elems) return "k is not a multiple of the block size";
   const int64_t nb = k / U::elems, row_bytes = nb * U::bytes;
   const std::vector<QRow> xs = quantize_rows<A>(x, m, k);
@@ -116,7 +126,7 @@ const char* matvec_qact(const uint8_t* w, int64_t n, int64_t k, const float* x, 
     std::fill(acc.begin(), acc.end(), 0.0f);
     for (int64_t b = 0; b < nb; ++b) {
       U::run(w + r * row_bytes + b * U::bytes, u);
-      for (int64_t i = 0; i < m; ++i) acc[i] += block_term<U>(u, xs[i], b);
+      for (int64_t i = 0; i < m; ++i) acc[i] += block_term<U, ablock>(u, xs[i], b);
     }
     for (int64_t i = 0; i < m; ++i) out[i * n + r] = acc[i];
   }
@@ -127,6 +137,7 @@ const char* matvec_qact(const uint8_t* w, int64_t n, int64_t k, const float* x, 
 // block unpacked once per tile; rows past M are clamped to the last row and dropped.
 template <class U, ActQuant A>
 const char* gemm_qact(const uint8_t* w, int64_t n, int64_t k, const float* x, int64_t m, void* y) {
+  constexpr int ablock = act_block_elems<U, A>();
   if (k % U::elems) return "k is not a multiple of the block size";
   const int64_t nb = k / U::elems, row_bytes = nb * U::bytes;
   const std::vector<QRow> xs = quantize_rows<A>(x, m, k);
@@ -141,7 +152,7 @@ const char* gemm_qact(const uint8_t* w, int64_t n, int64_t k, const float* x, in
         for (int j = 0; j < tn; ++j) U::run(w + (n0 + j) * row_bytes + b * U::bytes, u[j]);
         for (int i = 0; i < kGemmTileM; ++i) {
           const QRow& xr = xs[std::min<int64_t>(m0 + i, m - 1)];
-          for (int j = 0; j < tn; ++j) acc[i][j] += block_term<U>(u[j], xr, b);
+          for (int j = 0; j < tn; ++j) acc[i][j] += block_term<U, ablock>(u[j], xr, b);
         }
       }
       for (int i = 0; i < tm; ++i)
@@ -160,6 +171,9 @@ QGATE_INST_Q(Unpack_q5_0, ActQuant::q8_1)
 QGATE_INST_Q(Unpack_q5_1, ActQuant::q8_1)
 QGATE_INST_Q(Unpack_q8_0, ActQuant::q8_1)
 QGATE_INST_Q(Unpack_mxfp4, ActQuant::q8_1)
+QGATE_INST_Q(Unpack_nvfp4, ActQuant::q8_1)
+QGATE_INST_Q(Unpack_q1_0, ActQuant::q8_1)
+QGATE_INST_Q(Unpack_q2_0, ActQuant::q8_1)
 QGATE_INST_Q(Unpack_q2_K, ActQuant::q8_K)
 QGATE_INST_Q(Unpack_q3_K, ActQuant::q8_K)
 QGATE_INST_Q(Unpack_q4_K, ActQuant::q8_K)

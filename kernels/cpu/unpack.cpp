@@ -181,6 +181,40 @@ void Unpack_mxfp4::run(const uint8_t* b, Unpacked& u) {
   }
 }
 
+// NVFP4 (ggml): four UE4M3 scale bytes, then per 16 elements 8 bytes of E2M1 nibbles (low
+// nibbles first). Codes become twice the E2M1 value, the scales half the UE4M3 value (bit 7
+// ignored; 0x7F reads as 0), as ggml pairs kvalues_mxfp4 with ggml_ue4m3_to_fp32.
+void Unpack_nvfp4::run(const uint8_t* b, Unpacked& u) {
+  static constexpr int8_t kTwiceE2M1[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+  for (int s = 0; s < 4; ++s) {
+    const int e = (b[s] >> 3) & 0xF, man = b[s] & 7;
+    const float v = b[s] == 0x7F ? 0.0f : e == 0 ? std::ldexp(static_cast<float>(man), -9)
+                                                 : std::ldexp(static_cast<float>(8 + man), e - 10);
+    u.d[s] = 0.5f * v;
+    u.m[s] = 0;
+    for (int j = 0; j < 8; ++j) {
+      u.q[16 * s + j] = kTwiceE2M1[b[4 + 8 * s + j] & 0xF];
+      u.q[16 * s + 8 + j] = kTwiceE2M1[b[4 + 8 * s + j] >> 4];
+    }
+  }
+}
+
+// Q1_0: fp16 d, then one bit per element, least significant first: set is +d, clear -d.
+void Unpack_q1_0::run(const uint8_t* b, Unpacked& u) {
+  u.d[0] = h2f(rd16(b));
+  u.m[0] = 0;
+  for (int j = 0; j < 16; ++j)
+    for (int bit = 0; bit < 8; ++bit) u.q[8 * j + bit] = static_cast<int8_t>(((b[2 + j] >> bit) & 1) ? 1 : -1);
+}
+
+// Q2_0: fp16 d, then four 2-bit codes per byte, lowest bits first; x = d * (code - 1).
+void Unpack_q2_0::run(const uint8_t* b, Unpacked& u) {
+  u.d[0] = h2f(rd16(b));
+  u.m[0] = 0;
+  for (int j = 0; j < 16; ++j)
+    for (int s = 0; s < 4; ++s) u.q[4 * j + s] = static_cast<int8_t>(((b[2 + j] >> (2 * s)) & 3) - 1);
+}
+
 void Unpack_fp8_e4m3::run(const uint8_t* b, Unpacked& u) {
   u.d[0] = bits2f(rd32(b));
   u.m[0] = 0;

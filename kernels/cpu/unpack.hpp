@@ -50,6 +50,9 @@ QGATE_UNPACKER(iq4_xs, 256, 32, 136, false)   // q = kvalues_iq4nl[code], d[j] =
 QGATE_UNPACKER(tq1_0, 256, 256, 54, false)    // q = trit - 1, d[0] = d
 QGATE_UNPACKER(tq2_0, 256, 256, 66, false)    // q = code - 1, d[0] = d
 QGATE_UNPACKER(mxfp4, 32, 32, 17, false)
+QGATE_UNPACKER(nvfp4, 64, 16, 36, false)      // q = 2 * E2M1(code), d[j] = UE4M3(d[j]) / 2
+QGATE_UNPACKER(q1_0, 128, 128, 18, false)     // q = bit ? 1 : -1, d[0] = d
+QGATE_UNPACKER(q2_0, 64, 64, 18, false)       // q = code - 1, d[0] = d
 QGATE_UNPACKER(fp8_e4m3, 32, 32, 36, true)
 QGATE_UNPACKER(fp8_e5m2, 32, 32, 36, true)
 #undef QGATE_UNPACKER

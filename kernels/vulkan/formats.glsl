@@ -481,6 +481,46 @@ int qcode(uint b, uint i) { return int((rb(b + 32u * (i >> 7u) + (i & 31u)) >> (
 float dsub(uint b, uint j) { return rf16(b + 64u); }
 float msub(uint b, uint j) { return 0.0; }
 
+#elif defined(FMT_nvfp4)
+#define QK 64u
+#define SUB 16u
+#define BLOCK_BYTES 36u
+// {u8 d[4]; u8 qs[32]}: sub-block s (elements 16s..16s+15) has its codes in qs[8s..8s+7], the low
+// nibble of qs[8s+j] element 16s+j, the high nibble element 16s+8+j. code = twice the E2M1 value,
+// dsub = UE4M3(d[s]) / 2 (bit 7 ignored, 0x7F is 0): products exact in f32.
+int qcode(uint b, uint i) {
+  uint byte = rb(b + 4u + 8u * (i >> 4u) + (i & 7u));
+  uint nib = (i & 8u) == 0u ? (byte & 15u) : (byte >> 4u);
+  const int mag[8] = int[8](0, 1, 2, 3, 4, 6, 8, 12);
+  int v = mag[nib & 7u];
+  return (nib & 8u) != 0u ? -v : v;
+}
+float dsub(uint b, uint j) {
+  uint x = rb(b + j);
+  if (x == 0x7Fu) return 0.0;
+  uint e = (x >> 3u) & 15u, m = x & 7u;
+  return e == 0u ? ldexp(float(m), -10) : ldexp(float(8u + m), int(e) - 11);
+}
+float msub(uint b, uint j) { return 0.0; }
+
+#elif defined(FMT_q1_0)
+#define QK 128u
+#define SUB 128u
+#define BLOCK_BYTES 18u
+// {f16 d; u8 qs[16]}: bit i % 8 of qs[i / 8] set is +d, clear -d.
+int qcode(uint b, uint i) { return ((rb(b + 2u + (i >> 3u)) >> (i & 7u)) & 1u) != 0u ? 1 : -1; }
+float dsub(uint b, uint j) { return rf16(b); }
+float msub(uint b, uint j) { return 0.0; }
+
+#elif defined(FMT_q2_0)
+#define QK 64u
+#define SUB 64u
+#define BLOCK_BYTES 18u
+// {f16 d; u8 qs[16]}: element i is bits 2(i % 4).. of qs[i / 4], x = d * (code - 1).
+int qcode(uint b, uint i) { return int((rb(b + 2u + (i >> 2u)) >> (2u * (i & 3u))) & 3u) - 1; }
+float dsub(uint b, uint j) { return rf16(b); }
+float msub(uint b, uint j) { return 0.0; }
+
 // ---- FP8 with an f32 scale per 32: {u32 scale bits; u8 q[32]}, x = scale * fp8(q). The
 // product has up to 28 significant bits, and the scale may be an f32 denormal: both outputs
 // are rounded once from the exact integer product.

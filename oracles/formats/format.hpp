@@ -23,6 +23,7 @@ enum class FieldKind {
   f16,    // IEEE binary16 bits (d, dmin, m)
   f32,    // binary32 bits (q8_K d, fp8 block scale)
   e8m0,   // OCP MX shared exponent byte
+  ue4m3,  // ggml's unsigned E4M3 scale byte (nvfp4; scalar::from_ue4m3)
   u4,     // unsigned 4-bit sub-block scale or min (q2_K)
   u6,     // unsigned 6-bit sub-block scale or min (q4_K, q5_K)
   s6,     // 6-bit field read as value-32 (q3_K scales)

@@ -46,6 +46,12 @@ double from_e2m1(uint8_t code) {
   return decode_ieee_like(code & 0xF, 2, 1, false);
 }
 
+double from_ue4m3(uint8_t b) {
+  if (b == 0x7F) return 0.0;
+  const int e = (b >> 3) & 0xF, m = b & 7;
+  return e == 0 ? std::ldexp(static_cast<double>(m), -9) : std::ldexp(8.0 + m, e - 10);
+}
+
 double round_to_binary(double v, int mbits, int emin) {
   if (v == 0 || !std::isfinite(v)) return v;
   int e;

@@ -14,6 +14,10 @@ double from_e4m3fn(uint8_t bits);    // OCP FP8 E4M3 "fn": no Inf, NaN only S.11
 double from_e5m2(uint8_t bits);      // OCP FP8 E5M2: IEEE-style Inf/NaN
 double from_e8m0(uint8_t bits);      // OCP MX scale 2^(e-127); 0xFF is NaN
 double from_e2m1(uint8_t code4);     // OCP MX FP4 element, codes 0..15
+// ggml's UE4M3 (the nvfp4 scale): 4 exponent bits (bias 7) and 3 mantissa bits below bit 7,
+// which is ignored; 0x7F (E4M3's NaN) decodes as 0 while 0xFF decodes as 480, as
+// ggml_ue4m3_to_fp32 has it. Always finite.
+double from_ue4m3(uint8_t bits);
 
 // Round-to-nearest-even of an exact double into the target type's bit pattern.
 // Overflow goes to Inf where the type has one (f16, bf16, e5m2); the saturating

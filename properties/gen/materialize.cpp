@@ -1,5 +1,6 @@
 #include "properties/gen/materialize.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -70,6 +71,14 @@ uint32_t field_value(Rng& r, const FieldSpec& fs, ScaleMode mode, bool for_matmu
         case ScaleMode::largest: return for_matmul ? 127 + 60 : 254;
         default: return 127 - 8 + r.below(17);
       }
+    case FieldKind::ue4m3:  // ggml's decoding: bit 7 ignored, 0x7F is 0, 0xFF is 480
+      switch (mode) {
+        case ScaleMode::subnormal: return (r.below(2) ? 0x80u : 0u) | (1 + r.below(7));
+        case ScaleMode::zero: return std::array<uint32_t, 3>{0x00, 0x80, 0x7F}[r.below(3)];
+        case ScaleMode::largest: return r.below(2) ? 0x7Eu : 0xFFu;
+        case ScaleMode::negative: return 0x80u | ((4 + r.below(7)) << 3) | r.below(8);
+        default: return ((4 + r.below(7)) << 3) | r.below(8);
+      }
     case FieldKind::s16: return 0;  // derived
     default: return small_field(r, fs.kind, fs.bits, mode);
   }
@@ -124,7 +133,8 @@ int32_t pattern_code(CodeMode mode, int levels, int zero_code, int64_t row, int6
       // the code range away (a different value in every format).
       const int z = zero_code >= 0 ? zero_code : 0;
       const int64_t bit = row - levels, position = col % elems_per_block;
-      return (position >> bit) & 1 ? (z + levels / 2 + 1) % levels : z;
+      const int other = (z + levels / 2 + 1) % levels;
+      return (position >> bit) & 1 ? (other == z ? (z + 1) % levels : other) : z;
     }
   }
   return 0;
@@ -148,6 +158,10 @@ std::vector<uint32_t> first_field_patterns(const FormatInfo& f, std::string& cov
     case FieldKind::e8m0:
       for (uint32_t b = 0; b < 255; ++b) v.push_back(b);
       coverage = "exhaustive: 255 of 255 e8m0 patterns of " + std::string(f.fields[0].name) + " (0xFF is NaN, refused)";
+      break;
+    case FieldKind::ue4m3:
+      for (uint32_t b = 0; b < 256; ++b) v.push_back(b);
+      coverage = "exhaustive: 256 of 256 ue4m3 patterns of " + std::string(f.fields[0].name) + " (ggml's decoding)";
       break;
     case FieldKind::f32:
       for (uint32_t e = 0; e < 255; ++e)
