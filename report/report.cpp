@@ -1,5 +1,6 @@
 #include "report/report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -242,6 +243,32 @@ std::string markdown(const GateReport& rep, const Context& ctx, const std::vecto
   if (!footnotes.empty()) {
     os << "\n";
     for (size_t i = 0; i < footnotes.size(); ++i) os << "[" << i + 1 << "] skipped: " << md_escape(footnotes[i]) << "  \n";
+  }
+  // Kernel x property: each cell the run's max |err|/bound (the headroom of that kernel under
+  // that property), FAIL with it where the run failed, "-" where the property does not apply.
+  std::vector<const PropertyInfo*> props;
+  for (const KernelGate& g : rep.kernels)
+    for (const auto& [p, r] : g.runs)
+      if (std::find(props.begin(), props.end(), p) == props.end()) props.push_back(p);
+  if (!props.empty()) {
+    os << "\n## Kernel × property (max |err|/bound)\n\n"
+       << "Each cell: the worst |err|/bound of that kernel's run of that property (1 is the limit, 0 "
+          "an exact result); **FAIL** where the run failed; - where the property does not apply.\n\n"
+       << "| kernel |";
+    for (const PropertyInfo* p : props) os << " " << p->name << " |";
+    os << "\n|---|";
+    for (size_t i = 0; i < props.size(); ++i) os << "---|";
+    os << "\n";
+    for (const KernelGate& g : rep.kernels) {
+      if (g.skipped) continue;
+      os << "| " << md_escape(g.kernel->name) << " |";
+      for (const PropertyInfo* p : props) {
+        auto r = std::find_if(g.runs.begin(), g.runs.end(), [&](const auto& pr) { return pr.first == p; });
+        if (r == g.runs.end()) os << " - |";
+        else os << " " << (r->second.pass ? "" : "**FAIL** ") << fmt_ratio(r->second.max_ratio) << " |";
+      }
+      os << "\n";
+    }
   }
   if (failing_runs) {
     os << "\n## Failures\n\n"

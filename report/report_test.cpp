@@ -91,6 +91,11 @@ TEST(Report, MutantFailureShowsInJunitMarkdownAndHeatmapWhereTheDefectIs) {
   EXPECT_NE(xml.find("failures=\"1\""), std::string::npos);
   const std::string md = slurp(r.written.markdown);
   EXPECT_NE(md.find("| q4_K | dequant | **FAIL** 0/1"), std::string::npos) << md;
+  // The kernel x property table: the failing run's cell, with its ratio.
+  EXPECT_NE(md.find("| kernel | random_blocks |"), std::string::npos) << md;
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%.2g", run.max_ratio);
+  EXPECT_NE(md.find(std::string("| dequant_q4_K_f32_cpu | **FAIL** ") + ratio + " |"), std::string::npos) << md;
   EXPECT_NE(md.find("![dequant_q4_K_f32_cpu random_blocks](heatmaps/dequant_q4_K_f32_cpu.random_blocks.png)"),
             std::string::npos) << md;
 
