@@ -3,5 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./ci/setup-debian.sh
+./ci/setup-ggml.sh
 cmake --preset cpu >/dev/null
 cmake --build --preset cpu -j "$(nproc)"
