@@ -36,6 +36,7 @@
 
 typedef struct variant {
   char name[48];
+  char error[256]; /* dlerror() where the library did not load */
   void* lib;
   int score;
   ggml_get_type_traits_cpu_fn traits;
@@ -60,7 +61,7 @@ static struct {
   qgate_plugin_v2_kernel* kernels;
   kernel_user* users;
   char (*names)[96];
-  char (*reasons)[256];
+  char (*reasons)[320];
   size_t count;
   qgate_plugin_v2_library library;
 } G;
@@ -128,7 +129,10 @@ static void find_variants(const char* dir, const char* only) {
     /* ggml's own loader opens every variant and asks it for its score; so does this. A
      * variant that cannot run here answers 0 and none of its code runs. */
     v->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!v->lib) continue;
+    if (!v->lib) {
+      snprintf(v->error, sizeof v->error, "%s", dlerror());
+      continue;
+    }
     /* A variant library says whether this CPU can run it; the plain library of a build
      * without GGML_BACKEND_DL has no score and was built for the machine it runs on. */
     ggml_backend_score_fn score = (ggml_backend_score_fn)dlsym(v->lib, "ggml_backend_score");
@@ -198,14 +202,17 @@ static int declare_vec_dot(const variant* v, const ggml_api_type* t, const char*
   const ggml_type_traits_cpu_decl* tc = (!mismatch && v->score > 0 && v->traits) ? v->traits(t->id) : NULL;
   const ggml_api_type* act = tc ? act_type(tc->vec_dot_type) : NULL;
   const ggml_type_traits_cpu_decl* ta = act ? v->traits(act->id) : NULL;
-  char name[96], why[256];
+  char name[96], why[320];
   snprintf(name, sizeof name, "ggml_%s_vec_dot_%s_%s%s", v->name, t->name, act ? act->name : "q8",
            planted ? "_planted" : "");
   qgate_plugin_v2_kernel* k = add_kernel(name, QGATE_OP_MATMUL, VEC_DOT, t);
   kernel_user* u = (kernel_user*)k->user;
   u->planted = planted;
   if (mismatch) return set_reason(k, mismatch);
-  if (!v->lib) return set_reason(k, "dlopen of the variant library failed");
+  if (!v->lib) {
+    snprintf(why, sizeof why, "the variant library does not load: %s", v->error);
+    return set_reason(k, why);
+  }
   if (v->score <= 0) {
     snprintf(why, sizeof why, "this CPU lacks what libggml-cpu-%s.so needs (its ggml_backend_score() is 0)", v->name);
     return set_reason(k, why);
