@@ -10,6 +10,9 @@
 #ifndef QGATE_CUDA_IF_iq
 #define QGATE_CUDA_IF_iq(...)
 #endif
+#ifndef QGATE_CUDA_IF_lowbit
+#define QGATE_CUDA_IF_lowbit(...)
+#endif
 #ifndef QGATE_CUDA_IF_gptq
 #define QGATE_CUDA_IF_gptq(...)
 #endif

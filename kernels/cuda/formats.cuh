@@ -78,6 +78,47 @@ struct Fmt_mxfp4 {  // {e8m0 e; u8 qs[16]}: code = twice the E2M1 value, dsub = 
   QG_DEV static double msub(const uint8_t*, int) { return 0.0; }
 };
 
+// ---- ggml's nvfp4, q1_0, q2_0 (family lowbit) ----
+// nvfp4: {u8 d[4]; u8 qs[32]}; sub-block s (elements 16s..16s+15) reads qs[8s..8s+7], low nibble
+// element 16s+j, high nibble 16s+8+j; code = twice the E2M1 value, dsub = UE4M3 / 2 =
+// (1 + m/8) 2^(e-8), or m 2^-10 for e = 0 (bit 7 ignored, 0x7F is 0): built from its bits.
+struct Fmt_nvfp4 {
+  static constexpr int QK = 64, BYTES = 36, SUB = 16;
+  static constexpr bool MIN = false, FLOAT = false;
+  QG_DEV static int code(const uint8_t* b, int i, const IqTables&) {
+    const uint32_t byte = rb(b, 4 + 8 * (i >> 4) + (i & 7));
+    const uint32_t nib = (i & 8) ? (byte >> 4) : (byte & 15);
+    const int v = int((0xC8643210u >> (4 * (nib & 7))) & 15);  // 0 1 2 3 4 6 8 12, no local array
+    return (nib & 8) ? -v : v;
+  }
+  QG_DEV static double dsub(const uint8_t* b, int j) {
+    const uint32_t x = rb(b, j), e = (x >> 3) & 15, m = x & 7;
+    const float v = e == 0 ? float(m) * 0x1p-10f : __uint_as_float(((e + 119u) << 23) | (m << 20));
+    return x == 0x7F ? 0.0 : double(v);
+  }
+  QG_DEV static double msub(const uint8_t*, int) { return 0.0; }
+};
+// q1_0: {f16 d; u8 qs[16]}, 128 elements: bit i % 8 of qs[i / 8] set is +d, clear -d.
+struct Fmt_q1_0 {
+  static constexpr int QK = 128, BYTES = 18, SUB = 128;
+  static constexpr bool MIN = false, FLOAT = false;
+  QG_DEV static int code(const uint8_t* b, int i, const IqTables&) {
+    return int((rb(b, 2 + (i >> 3)) >> (i & 7)) & 1) * 2 - 1;
+  }
+  QG_DEV static double dsub(const uint8_t* b, int) { return rf16(b, 0); }
+  QG_DEV static double msub(const uint8_t*, int) { return 0.0; }
+};
+// q2_0: {f16 d; u8 qs[16]}, 64 elements: bits 2(i % 4).. of qs[i / 4], x = d (code - 1).
+struct Fmt_q2_0 {
+  static constexpr int QK = 64, BYTES = 18, SUB = 64;
+  static constexpr bool MIN = false, FLOAT = false;
+  QG_DEV static int code(const uint8_t* b, int i, const IqTables&) {
+    return int((rb(b, 2 + (i >> 2)) >> (2 * (i & 3))) & 3) - 1;
+  }
+  QG_DEV static double dsub(const uint8_t* b, int) { return rf16(b, 0); }
+  QG_DEV static double msub(const uint8_t*, int) { return 0.0; }
+};
+
 // ---- K-quants ----
 struct Fmt_q2_K {  // {u8 scales[16]: scale | min << 4; u8 qs[64]; f16 d; f16 dmin}
   static constexpr int QK = 256, BYTES = 84, SUB = 16;
