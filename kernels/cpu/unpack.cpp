@@ -190,7 +190,7 @@ void Unpack_nvfp4::run(const uint8_t* b, Unpacked& u) {
     const int e = (b[s] >> 3) & 0xF, man = b[s] & 7;
     const float v = b[s] == 0x7F ? 0.0f : e == 0 ? std::ldexp(static_cast<float>(man), -9)
                                                  : std::ldexp(static_cast<float>(8 + man), e - 10);
-    u.d[s] = 0.5f * v;
+    u.d[s] = QGATE_MUTANT_ON(nvfp4_scale_signed) && (b[s] & 0x80) ? -0.5f * v : 0.5f * v;
     u.m[s] = 0;
     for (int j = 0; j < 8; ++j) {
       u.q[16 * s + j] = kTwiceE2M1[b[4 + 8 * s + j] & 0xF];
