@@ -253,7 +253,12 @@ typedef struct qgate_plugin_v2_kernel {
                                 library the plugin did not find): reported skipped with it */
   qgate_plugin_v2_math math; /* gate_up and the fusions / attention: the precision of their builtins */
   int32_t p_type;            /* attention: the type of P before P.V (qgate_plugin_out_type) */
-  int32_t reserved[7];       /* zero: room for what later ops declare (an array element cannot grow) */
+  /* Nonzero: a kernel of a device backend that takes host memory, as a CPU kernel does, because
+   * it brings its own device (an engine's backend API: it uploads, runs and reads back itself).
+   * qgate opens no device for its session (device->backend is QGATE_BACKEND_CPU, the tensors
+   * host pointers) and reports and filters it under its declared backend. */
+  int32_t host_memory;
+  int32_t reserved[6];       /* zero: room for what later ops declare (an array element cannot grow) */
 } qgate_plugin_v2_kernel;
 
 /* Optional. Called once in each session process, before its first launch, with the device

@@ -39,6 +39,7 @@ struct PluginKernel {
   std::string dead;
   std::string last_error;  // the message the last launch returned (the testbed keeps the pointer briefly)
   std::unique_ptr<PluginSession> session;
+  BackendId session_backend = BackendId::cpu;  // the device its session opens (cpu: host memory)
 };
 
 namespace {
@@ -86,7 +87,7 @@ void table_body(int fd, void* ctx) {
       w.str(k2 ? k2->unavailable : nullptr);
       const qgate_plugin_v2_math m = k2 ? k2->math : qgate_plugin_v2_math{};
       w.put(m.exp_ulp), w.put(m.exp_ulp_per_x), w.put(m.div_ulp), w.put(m.rsqrt_roundings), w.put(m.rotate_roundings);
-      w.put(m.trig_u), w.put<int32_t>(k2 ? k2->p_type : 0);
+      w.put(m.trig_u), w.put<int32_t>(k2 ? k2->p_type : 0), w.put<int32_t>(k2 ? k2->host_memory : 0);
       bool reserved_zero = true;
       if (k2)
         for (int32_t v : k2->reserved) reserved_zero &= v == 0;
@@ -134,7 +135,7 @@ const char* session_launch(const KernelInfo& k, SessionLaunch& l, const std::str
     return pk.last_error.c_str();
   }
   if (!pk.session)
-    pk.session = std::make_unique<PluginSession>(SessionTarget{pk.path, pk.index, pk.name, pk.args, k.backend}, pk.timeout_s);
+    pk.session = std::make_unique<PluginSession>(SessionTarget{pk.path, pk.index, pk.name, pk.args, pk.session_backend}, pk.timeout_s);
   bool timed_out = false;
   const std::string why = pk.session->launch(l, timed_out);
   if (why.empty()) return nullptr;
@@ -367,6 +368,7 @@ void PluginHost::load(const std::string& library, const PluginArgs& args) {
     const int32_t rsqrt_roundings = r.get<int32_t>(), rotate_roundings = r.get<int32_t>();
     const double trig_u = r.get<double>();
     const int32_t p_type = r.get<int32_t>();
+    const bool host_memory = r.get<int32_t>() != 0;
     const bool reserved_zero = r.get<uint8_t>() != 0;
     if (!r.ok) return fail("the kernel table could not be read (entry " + std::to_string(i) + ")");
 
@@ -430,6 +432,7 @@ void PluginHost::load(const std::string& library, const PluginArgs& args) {
     if (!unavailable.empty()) pk.unavailable = "the plugin says: " + unavailable;
     else if (abi == 1 && be != BackendId::cpu)
       pk.unavailable = "plugin ABI version 1 launches with host pointers only: declare the kernel through version 2 (qgate_plugin_v2_get) for device memory";
+    pk.session_backend = host_memory ? BackendId::cpu : be;
     KernelInfo& ki = infos_.emplace_back();
     ki.name = name;
     static constexpr Op ops[] = {Op::dequant, Op::matmul, Op::gate_up, Op::moe_matmul, Op::add_rmsnorm,

@@ -260,7 +260,8 @@ int plugin_session_main(int fd) {
   signal(SIGPIPE, SIG_IGN);
   const rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);  // a crashing kernel is expected here; no core files
-  Child c{fd, {}};
+  Child c{};
+  c.fd = fd;
   std::string msg;
   bool ready = false;
   while (wire::read_message(fd, msg)) {
