@@ -4,16 +4,25 @@
  *   --plugin-arg dir=FOLDER       the folder holding libggml-base.so and libggml-cpu-<arch>.so or
  *                                 libggml-cpu.so (required; e.g. build/ggml/linux-x64 after
  *                                 ci/setup-ggml.sh)
- *   --plugin-arg variants=A,B     only these CPU variant libraries (default: every one found)
- *   --plugin-arg plant=1          adds ggml_<arch>_vec_dot_q4_0_q8_0_planted per variant: ggml's
- *                                 own q4_0 dot product, handed a weight whose last row carries
- *                                 the scales of the row before it (the gate must reject it)
+ *   --plugin-arg variants=A,B     only these CPU variant libraries (default: every one found;
+ *                                 empty: none)
+ *   --plugin-arg types=A,B        only these quantized types (default: all)
+ *   --plugin-arg vulkan=0         leaves ggml-vulkan's kernels out (default: declared when the
+ *                                 folder has libggml-vulkan.so)
+ *   --plugin-arg vk_device=N      the Vulkan device ggml-vulkan runs on (lavapipe needs it)
+ *   --plugin-arg plant=1          adds ggml_<arch>_vec_dot_q4_0_q8_0_planted per variant and
+ *                                 ggml_vulkan_mul_mat_q4_0_f32_planted: ggml's own q4_0 kernel,
+ *                                 handed a weight whose last row carries the scales of the row
+ *                                 before it (the gate must reject it)
  *
  * Kernels:
  *   ggml_dequant_<type>               ggml_get_type_traits(type)->to_float (libggml-base.so), f32
  *   ggml_<arch>_vec_dot_<type>_<act>  matmul: each activation row quantized by the variant's
  *                                     from_float of vec_dot_type <act>, then one vec_dot per
  *                                     output, as ggml's CPU mul_mat does for one thread
+ *   ggml_vulkan_mul_mat_<type>_f32    matmul: ggml-vulkan's mul_mat on its f32 path through
+ *                                     ggml's backend API (ggml_vulkan.h; declared math at
+ *                                     declare_vk)
  *
  * The declared math (docs/GGML.md says where each part comes from):
  *   activation  q8_0 -> QGATE_ACT_Q8_0; q8_1 (q4_1, q5_1) -> QGATE_ACT_Q8_1_S16, the block's
@@ -30,6 +39,7 @@
 #include <string.h>
 
 #include "integrations/ggml/ggml_api.h"
+#include "integrations/ggml/ggml_vulkan.h"
 #include "plugin/qgate_plugin.h"
 
 #define MAX_VARIANTS 32
@@ -42,11 +52,11 @@ typedef struct variant {
   ggml_get_type_traits_cpu_fn traits;
 } variant;
 
-enum { DEQUANT, VEC_DOT };
+enum { DEQUANT, VEC_DOT, VK_MUL_MAT };
 
 typedef struct kernel_user {
   int kind, planted;
-  int32_t blck, type_size, act_blck, act_size;
+  int32_t type, blck, type_size, act_blck, act_size;
   ggml_to_float_fn to_float;
   ggml_vec_dot_fn vec_dot;
   ggml_from_float_fn from_float;
@@ -96,13 +106,24 @@ static const char* const known[] = {"x64",        "sse42",    "sandybridge", "iv
 #define NKNOWN (sizeof known / sizeof known[0])
 
 /* The first name in the comma list that is not a known variant, copied to buf, or NULL. */
-static const char* unknown_variant(const char* list, char* buf, size_t n) {
+static int is_variant(const char* p, size_t len) {
+  for (size_t i = 0; i < NKNOWN; ++i)
+    if (strlen(known[i]) == len && strncmp(known[i], p, len) == 0) return 1;
+  return 0;
+}
+
+static int is_type(const char* p, size_t len) {
+  for (size_t i = 0; i < GGML_API_NTYPES; ++i)
+    if (strlen(ggml_api_types[i].name) == len && strncmp(ggml_api_types[i].name, p, len) == 0) return 1;
+  return 0;
+}
+
+/* The first item of a comma-separated list that is_known rejects (copied to buf), or NULL. */
+static const char* unknown_item(const char* list, int (*is_known)(const char*, size_t), char* buf, size_t n) {
   for (const char* p = list; p && *p;) {
     const char* e = strchr(p, ',');
     const size_t len = e ? (size_t)(e - p) : strlen(p);
-    int ok = 0;
-    for (size_t i = 0; i < NKNOWN; ++i) ok |= strlen(known[i]) == len && strncmp(known[i], p, len) == 0;
-    if (!ok) {
+    if (!is_known(p, len)) {
       snprintf(buf, n, "%.*s", (int)len, p);
       return buf;
     }
@@ -186,6 +207,7 @@ static qgate_plugin_v2_kernel* add_kernel(const char* name, int32_t op, int kind
   k->format = t->name;
   k->tile_k = t->blck;
   G.users[i].kind = kind;
+  G.users[i].type = t->id;
   G.users[i].blck = t->blck;
   G.users[i].type_size = t->type_size;
   return k;
@@ -240,6 +262,29 @@ static int declare_vec_dot(const variant* v, const ggml_api_type* t, const char*
   return 1;
 }
 
+/* ggml-vulkan's mul_mat of weight type t on its f32 path (vk_why: NULL, or why it cannot run
+ * here). The declared math, from what ggml-vulkan's f32 shaders do: the weight dequantized to
+ * f32, the activations as given, f32 products and sums. The mat-vec shaders split K over a
+ * workgroup's threads and reduce the partial sums in a tree, the tiled shader runs one
+ * sequential sum per output (split-K partials added in order): no element of either sees more
+ * than K + 8 roundings (the dequantization, the product and the reduction tree), depth {1, 1, 8}. */
+static int declare_vk(const ggml_api_type* t, const char* mismatch, const char* vk_why, int planted) {
+  char name[96];
+  snprintf(name, sizeof name, "ggml_vulkan_mul_mat_%s_f32%s", t->name, planted ? "_planted" : "");
+  qgate_plugin_v2_kernel* k = add_kernel(name, QGATE_OP_MATMUL, VK_MUL_MAT, t);
+  ((kernel_user*)k->user)->planted = planted;
+  k->backend = QGATE_BACKEND_VULKAN;
+  k->host_memory = 1;
+  k->precision.activation = QGATE_ACT_NONE;
+  k->precision.depth.a = 1;
+  k->precision.depth.b = 1;
+  k->precision.depth.c = 8;
+  if (mismatch) return set_reason(k, mismatch);
+  if (vk_why) return set_reason(k, vk_why);
+  const char* unsupported = ggml_vk_unsupported(t->id);
+  return unsupported ? set_reason(k, unsupported) : 1;
+}
+
 static const qgate_plugin_v2_library* build(const qgate_plugin_v2_config* config) {
   const char* dir = config_value(config, "dir");
   if (!dir) {
@@ -248,10 +293,28 @@ static const qgate_plugin_v2_library* build(const qgate_plugin_v2_config* config
     return NULL;
   }
   char bad[64];
-  if (unknown_variant(config_value(config, "variants"), bad, sizeof bad)) {
+  if (unknown_item(config_value(config, "variants"), is_variant, bad, sizeof bad)) {
     snprintf(G.error, sizeof G.error, "unknown CPU variant '%s' in variants= (known: x64, sse42, sandybridge, "
              "ivybridge, piledriver, haswell, skylakex, cannonlake, cascadelake, icelake, cooperlake, zen4, "
              "alderlake, sapphirerapids, cpu)", bad);
+    return NULL;
+  }
+  const char* types = config_value(config, "types");
+  if (unknown_item(types, is_type, bad, sizeof bad)) {
+    char known[512] = "";
+    for (size_t i = 0; i < GGML_API_NTYPES; ++i)
+      snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", ggml_api_types[i].name);
+    snprintf(G.error, sizeof G.error, "unknown ggml type '%s' in types= (known: %s)", bad, known);
+    return NULL;
+  }
+  const char* vk_device = config_value(config, "vk_device");
+  if (vk_device && (!*vk_device || strspn(vk_device, "0123456789") != strlen(vk_device) || strlen(vk_device) > 4)) {
+    snprintf(G.error, sizeof G.error, "vk_device=%s: a Vulkan device index (0, 1, ...)", vk_device);
+    return NULL;
+  }
+  const char* vulkan = config_value(config, "vulkan");
+  if (vulkan && strcmp(vulkan, "0") != 0 && strcmp(vulkan, "1") != 0) {
+    snprintf(G.error, sizeof G.error, "vulkan=%s: 1 declares ggml-vulkan's kernels (the default), 0 leaves them out", vulkan);
     return NULL;
   }
   char path[1024];
@@ -274,8 +337,11 @@ static const qgate_plugin_v2_library* build(const qgate_plugin_v2_config* config
   const int has_all = major > 0 || minor >= 23;
   find_variants(dir, config_value(config, "variants"));
   const int plant = config_value(config, "plant") && strcmp(config_value(config, "plant"), "1") == 0;
+  int vk_present = 0;
+  const char* vk_why = NULL;
+  if (!(vulkan && strcmp(vulkan, "0") == 0)) vk_why = ggml_vk_open(G.base, dir, vk_device, &vk_present);
 
-  const size_t cap = GGML_API_NTYPES * (size_t)(G.nvariants + 1) + (size_t)G.nvariants;
+  const size_t cap = GGML_API_NTYPES * (size_t)(G.nvariants + 2) + (size_t)G.nvariants + 1;
   G.kernels = calloc(cap, sizeof *G.kernels);
   G.users = calloc(cap, sizeof *G.users);
   G.names = calloc(cap, sizeof *G.names);
@@ -286,6 +352,7 @@ static const qgate_plugin_v2_library* build(const qgate_plugin_v2_config* config
   }
   for (size_t i = 0; i < GGML_API_NTYPES; ++i) {
     const ggml_api_type* t = &ggml_api_types[i];
+    if (!listed(types, t->name)) continue;
     char buf[256];
     const char* mismatch = NULL;
     if (t->id >= 40 && !has_all) {
@@ -301,9 +368,16 @@ static const qgate_plugin_v2_library* build(const qgate_plugin_v2_config* config
     if (mismatch) set_reason(k, mismatch);
     else if (!(u->to_float = traits(t->id)->to_float)) set_reason(k, "ggml has no to_float for it");
     for (int v = 0; v < G.nvariants; ++v) declare_vec_dot(&G.variants[v], t, mismatch, 0);
+    if (vk_present) declare_vk(t, mismatch, vk_why, 0);
   }
-  if (plant)
+  if (plant) {
     for (int v = 0; v < G.nvariants; ++v) declare_vec_dot(&G.variants[v], &ggml_api_types[0], NULL, 1);
+    if (vk_present) declare_vk(&ggml_api_types[0], NULL, vk_why, 1);
+  }
+  if (G.count == 0) {
+    snprintf(G.error, sizeof G.error, "no kernels: types= and variants= leave nothing to declare");
+    return NULL;
+  }
   G.library.size = sizeof G.library;
   G.library.abi_version = QGATE_PLUGIN_V2_ABI_VERSION;
   G.library.kernels = G.kernels;
@@ -342,6 +416,12 @@ static int32_t launch(const void* user, const qgate_plugin_v2_call* c, char* msg
   if (c->k > 0x7fffffff) return fail(msg, msg_size, "k does not fit vec_dot's int");
   uint8_t* copy = NULL;
   if (u->planted && !(w = plant_scales(u, w, c->n, c->k, &copy))) return fail(msg, msg_size, "out of memory");
+  if (u->kind == VK_MUL_MAT) {
+    const int32_t rc = ggml_vk_mul_mat(u->type, w, (size_t)(wrow * c->n), (const float*)c->x.ptr, y, c->n, c->k,
+                                       c->m, msg, msg_size);
+    free(copy);
+    return rc;
+  }
   void* act = malloc((size_t)(c->k / u->act_blck * u->act_size));
   if (!act) {
     free(copy);

@@ -47,6 +47,42 @@ typedef const char* (*ggml_version_fn)(void);
 typedef void (*ggml_cpu_init_fn)(void);
 typedef int (*ggml_backend_score_fn)(void); /* a variant library: 0 = this CPU cannot run it */
 
+/* ggml.h, ggml-alloc.h, ggml-backend.h: building and running a one-node graph on a backend.
+ * The structs are opaque here; ggml_init_params is passed by value as ggml.h declares it. */
+struct ggml_context;
+struct ggml_tensor;
+struct ggml_cgraph;
+typedef struct ggml_backend* ggml_backend_t;
+typedef struct ggml_backend_buffer* ggml_backend_buffer_t;
+typedef struct ggml_init_params_decl {
+  size_t mem_size;
+  void* mem_buffer;
+  bool no_alloc;
+} ggml_init_params_decl;
+typedef struct ggml_context* (*ggml_init_fn)(ggml_init_params_decl params);
+typedef void (*ggml_free_fn)(struct ggml_context* ctx);
+typedef size_t (*ggml_overhead_fn)(void); /* ggml_tensor_overhead, ggml_graph_overhead */
+typedef struct ggml_tensor* (*ggml_new_tensor_1d_fn)(struct ggml_context* ctx, int32_t type, int64_t ne0);
+typedef struct ggml_tensor* (*ggml_new_tensor_2d_fn)(struct ggml_context* ctx, int32_t type, int64_t ne0, int64_t ne1);
+/* a: [ne0 = K, ne1 = N] (the weight, row-major rows of K), b: [K, M] -> [N, M] f32 */
+typedef struct ggml_tensor* (*ggml_mul_mat_fn)(struct ggml_context* ctx, struct ggml_tensor* a, struct ggml_tensor* b);
+typedef struct ggml_cgraph* (*ggml_new_graph_fn)(struct ggml_context* ctx);
+typedef void (*ggml_build_forward_expand_fn)(struct ggml_cgraph* graph, struct ggml_tensor* t);
+typedef ggml_backend_buffer_t (*ggml_backend_alloc_ctx_tensors_fn)(struct ggml_context* ctx, ggml_backend_t backend);
+typedef void (*ggml_backend_tensor_set_fn)(struct ggml_tensor* t, const void* data, size_t offset, size_t size);
+typedef void (*ggml_backend_tensor_get_fn)(const struct ggml_tensor* t, void* data, size_t offset, size_t size);
+typedef int32_t (*ggml_backend_graph_compute_fn)(ggml_backend_t backend, struct ggml_cgraph* graph); /* 0 = success */
+typedef bool (*ggml_backend_supports_op_fn)(ggml_backend_t backend, const struct ggml_tensor* op);
+typedef void (*ggml_backend_buffer_free_fn)(ggml_backend_buffer_t buffer);
+typedef void (*ggml_backend_free_fn)(ggml_backend_t backend);
+/* ggml.h: where ggml's log lines go (level: enum ggml_log_level). */
+typedef void (*ggml_log_callback_fn)(int32_t level, const char* text, void* user);
+typedef void (*ggml_log_set_fn)(ggml_log_callback_fn callback, void* user);
+/* ggml-vulkan.h (libggml-vulkan.so) */
+typedef ggml_backend_t (*ggml_backend_vk_init_fn)(size_t dev_num);
+typedef int (*ggml_backend_vk_get_device_count_fn)(void);
+typedef void (*ggml_backend_vk_get_device_description_fn)(int device, char* description, size_t size);
+
 /* The quantized types of enum ggml_type (ggml.h) the adapter declares, with the name ggml
  * gives each (ggml_type_name) and its block. The adapter checks name and block against the
  * library before declaring a kernel: a ggml whose enum differs is reported, not gated. */
@@ -59,6 +95,7 @@ typedef struct ggml_api_type {
 #define GGML_API_TYPE_Q8_0 8
 #define GGML_API_TYPE_Q8_1 9
 #define GGML_API_TYPE_Q8_K 15
+#define GGML_API_TYPE_F32 0
 #define GGML_API_TYPE_COUNT 43 /* ggml 0.23: every id below it names a type */
 
 static const ggml_api_type ggml_api_types[] = {
