@@ -214,6 +214,14 @@ typedef struct qgate_plugin_v2_call {
   float eps, rope_base, scale;
   int32_t rope_mode; /* 0: NeoX pairs (i, i + d/2); 1: interleaved pairs (2i, 2i + 1) */
   qgate_plugin_v2_tensor res, norm_w, q, k_new, v_new, w_q, w_k, pos, k_cache, v_cache, y2;
+  /* qgate bench only (elsewhere 0 and NULL; read them only where size covers them): compute y
+   * `repeats` times, each from a copy of the weight of its own (so that no repeat finds it in a
+   * cache another one filled), and write the wall time of those computations alone (no setup,
+   * no transfers, no first-use compilation), in nanoseconds, to *elapsed_ns. y holds the result
+   * as usual. A kernel that does not time itself leaves *elapsed_ns negative (qgate sets -1):
+   * the bench reports it not benchmarked. */
+  int64_t repeats;
+  double* elapsed_ns;
 } qgate_plugin_v2_call;
 
 /* Runs the kernel once. Returns 0, or an error code of the plugin's choosing with a message

@@ -226,6 +226,22 @@ std::string args_suffix(const PluginArgs& args) {
 
 }  // namespace
 
+std::string plugin_bench(const KernelInfo& k, const QTensor& w, const float* x, int64_t repeats, double& ns) {
+  ns = -1;
+  if (k.op != Op::matmul) return "only matmul kernels are benchmarked";
+  std::vector<uint8_t> y(static_cast<size_t>(w.n) * sizeof(float));
+  SessionLaunch l;
+  l.op = k.op;
+  l.n = w.n, l.k = w.k, l.m = 1;
+  l.repeats = repeats;
+  l.elapsed_ns = &ns;
+  l.input(Slot::w, w.bytes.data(), w.bytes.size());
+  l.input(Slot::x, x, static_cast<size_t>(w.k) * sizeof(float));
+  l.output(Slot::y, y.data(), y.size(), 0);
+  const char* why = session_launch(k, l, "");
+  return why ? why : "";
+}
+
 std::string shell_quote(const std::string& s) {
   if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/=+-") ==
                         std::string::npos)

@@ -55,6 +55,11 @@ class PluginHost {
 // ("killed by SIGSEGV", "timed out after 10 s", "exited with status 3").
 std::string run_in_child(double timeout_s, void (*body)(int fd, void* ctx), void* ctx, std::string& payload);
 
+// qgate bench: one launch of plugin matmul kernel k at M = 1 that computes y `repeats` times
+// from copies of w (qgate_plugin_v2_call::repeats); ns receives the kernel's own timing of
+// those computations, or -1 where it does not time itself. "" or why the launch failed.
+std::string plugin_bench(const KernelInfo& k, const QTensor& w, const float* x, int64_t repeats, double& ns);
+
 // s as one shell word (single-quoted where it needs to be), for printed repro lines.
 std::string shell_quote(const std::string& s);
 

@@ -138,6 +138,7 @@ std::string PluginSession::launch(const SessionLaunch& l, bool& timed_out) {
   w.put<float>(l.eps), w.put<float>(l.rope_base), w.put<float>(l.scale);
   w.put<int32_t>(l.rope_mode);
   w.put<uint64_t>(launches_);
+  w.put<int64_t>(l.repeats);
   w.put<uint32_t>(static_cast<uint32_t>(l.tensors.size()));
   for (const SessionTensor& t : l.tensors) {
     w.put<uint8_t>(static_cast<uint8_t>(t.slot));
@@ -154,7 +155,9 @@ std::string PluginSession::launch(const SessionLaunch& l, bool& timed_out) {
   const uint8_t status = r.get<uint8_t>();
   const int32_t rc = r.get<int32_t>();
   const std::string msg = r.text();
+  const double elapsed_ns = r.get<double>();
   if (!r.ok) return "a garbled reply from the session";
+  if (l.elapsed_ns) *l.elapsed_ns = elapsed_ns;
   if (status == kKernelError) return "kernel returned error " + std::to_string(rc) + ": " + msg;
   if (status != kOk) return msg;
   for (const SessionTensor& t : l.tensors) {

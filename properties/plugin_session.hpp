@@ -46,6 +46,8 @@ struct SessionLaunch {
   int64_t rows = 0, cols = 0, tokens = 0, n_head = 0, n_head_kv = 0, head_dim = 0, kv_len = 0, kv_cap = 0;
   float eps = 0, rope_base = 0, scale = 0;
   int32_t rope_mode = 0;
+  int64_t repeats = 0;            // qgate bench: qgate_plugin_v2_call::repeats
+  double* elapsed_ns = nullptr;   // qgate bench: receives what the kernel measured (-1: nothing)
   std::vector<SessionTensor> tensors;
   void input(Slot s, const void* p, size_t bytes) { tensors.push_back({s, false, p, nullptr, bytes, 0}); }
   void output(Slot s, uint8_t* region, size_t bytes, size_t red) { tensors.push_back({s, true, nullptr, region, bytes, red}); }

@@ -61,7 +61,8 @@ struct Child {
   qgate_plugin_v2_device device{};
   void* session = nullptr;
 
-  void reply(uint8_t status, int32_t rc, const std::string& msg, const std::vector<Tensor>* outs = nullptr) {
+  void reply(uint8_t status, int32_t rc, const std::string& msg, const std::vector<Tensor>* outs = nullptr,
+             double elapsed_ns = -1) {
     wire::Writer w;
     size_t total = 64 + msg.size();
     if (outs)
@@ -70,6 +71,7 @@ struct Child {
     w.put<uint8_t>(status);
     w.put<int32_t>(rc);
     w.text(msg);
+    w.put<double>(elapsed_ns);
     if (outs)
       for (const Tensor& t : *outs)
         if (t.output) w.blob(t.data.data(), t.data.size());
@@ -130,6 +132,9 @@ struct Child {
     c.eps = r.get<float>(), c.rope_base = r.get<float>(), c.scale = r.get<float>();
     c.rope_mode = r.get<int32_t>();
     c.launch_index = r.get<uint64_t>();
+    c.repeats = r.get<int64_t>();
+    double elapsed_ns = -1;
+    if (c.repeats > 0) c.elapsed_ns = &elapsed_ns;
     std::vector<Tensor> ts(r.get<uint32_t>());
     for (Tensor& t : ts) {
       t.slot = static_cast<Slot>(r.get<uint8_t>());
@@ -166,7 +171,7 @@ struct Child {
     else run_host(c, ts, run);
     if (rc != 0) return reply(kKernelError, rc, msg);
     if (!err.empty()) return reply(kSessionError, 0, err);
-    reply(kOk, 0, "", &ts);
+    reply(kOk, 0, "", &ts, elapsed_ns);
   }
 
   // CPU: fresh, 8-byte aligned host copies (the message buffer is only byte-aligned).

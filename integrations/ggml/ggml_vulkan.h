@@ -25,8 +25,11 @@ const char* ggml_vk_device_line(void);
 const char* ggml_vk_unsupported(int32_t type);
 /* y (m x n f32, row-major) = x (m x k f32) times the n rows of w (k values each, the type's
  * blocks); y's incoming contents (qgate's poison) are uploaded as ggml's output first, so an
- * element ggml does not write stays poison. Returns 0, or 1 with msg. */
+ * element ggml does not write stays poison. repeats > 0 (qgate bench): the graph holds that
+ * many mul_mats, each on a copy of w of its own, run once to compile and warm, then again
+ * timed: *elapsed_ns receives the wall time of that ggml_backend_graph_compute. Returns 0, or
+ * 1 with msg. */
 int32_t ggml_vk_mul_mat(int32_t type, const uint8_t* w, size_t w_bytes, const float* x, float* y, int64_t n,
-                        int64_t k, int64_t m, char* msg, size_t msg_size);
+                        int64_t k, int64_t m, int64_t repeats, double* elapsed_ns, char* msg, size_t msg_size);
 
 #endif /* QGATE_GGML_VULKAN_H */

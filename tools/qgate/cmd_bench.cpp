@@ -64,7 +64,18 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--shapes", *shapes, "--backend vulkan: NxK list (default 14336x4096,4096x14336)");
   cmd->add_option("--cache-mib", *cache_mib, "--backend vulkan: weight copies rotated to total at least this (MiB)")
       ->check(CLI::Range(1.0, 65536.0));
+  auto plugins = std::make_shared<std::vector<std::string>>();
+  auto plugin_args = std::make_shared<std::vector<std::string>>();
+  auto plugin_timeout = std::make_shared<double>(120);
+  cmd->add_option("--plugin", *plugins,
+                  "--backend vulkan: also time this plugin library's Vulkan matmul kernels of the same formats "
+                  "(repeatable; docs/PLUGINS.md, \"Benchmarks\")");
+  cmd->add_option("--plugin-arg", *plugin_args, "KEY=VALUE handed to every --plugin library (repeatable)");
+  cmd->add_option("--plugin-timeout", *plugin_timeout, "watchdog: seconds one plugin launch may take (default 120)")
+      ->check(CLI::Range(1.0, 3600.0));
   cmd->callback([=] {
+    const auto args = parse_plugin_args(*plugin_args, !plugins->empty());
+    if (!plugins->empty() && *backend != "vulkan") throw Failure{"--plugin: only --backend vulkan times plugin kernels"};
     if (*backend == "cuda") {
       run_bench_cuda(fmt->empty() ? "q4_0,q8_0,q4_K,q6_K,mxfp4,iq4_xs,q5_K" : *fmt,
                      shapes->empty() || *shapes == "14336x4096,4096x14336" ? "32768x16384" : *shapes, *m_list,
@@ -72,7 +83,8 @@ void add_bench(CLI::App& app) {
       return;
     }
     if (*backend == "vulkan") {
-      run_bench_vulkan(fmt->empty() ? "q4_K,q8_0,q6_K" : *fmt, *shapes, std::max(*reps, 5), *cache_mib);
+      run_bench_vulkan(fmt->empty() ? "q4_K,q8_0,q6_K" : *fmt, *shapes, std::max(*reps, 5), *cache_mib, *plugins, args,
+                       *plugin_timeout);
       return;
     }
     if (*k % 256) throw Failure{"--k must be a multiple of 256"};

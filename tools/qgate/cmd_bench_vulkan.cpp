@@ -1,7 +1,10 @@
 // qgate bench --backend vulkan: decode mat-vec (M = 1) of every registered Vulkan mat-vec
 // kernel of the chosen formats, on device-local weights rotated over enough copies to
 // stay out of the last-level cache, timed by device timestamps, stated as a fraction of
-// a read stream measured in the same run. Prints a Markdown table (docs/VULKAN.md).
+// a read stream measured in the same run. Prints a Markdown table (docs/VULKAN.md). With
+// --plugin, a plugin's Vulkan matmul kernels of the same formats are timed beside them (an
+// engine's own mul_mat, e.g. ggml-vulkan's through the ggml adapter: the peer figure), by the
+// kernel's own clock over as many weight copies as qgate's kernels rotate (docs/PLUGINS.md).
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -10,6 +13,7 @@
 
 #include "backends/backend.hpp"
 #include "properties/catalog.hpp"
+#include "properties/plugin_host.hpp"
 #include "tools/qgate/commands.hpp"
 
 #ifdef QGATE_HAVE_VULKAN
@@ -18,7 +22,46 @@
 
 namespace qgate::cli {
 
-void run_bench_vulkan(const std::string& formats, const std::string& shapes, int reps, double cache_mib) {
+namespace {
+
+// The plugin kernels of format f: each launch computes `copies` mat-vecs over copies of the
+// weight and reports the kernel's own time for them; the median over reps, per mat-vec.
+void bench_plugin_kernels(const std::vector<const KernelInfo*>& kernels, const FormatInfo& f, const Case& c, int copies,
+                          int reps, double ceiling) {
+  const double mb = static_cast<double>(c.w.bytes.size()) / 1e6;
+  const std::string shape = std::to_string(c.w.n) + "x" + std::to_string(c.w.k);
+  for (const KernelInfo* kk : kernels) {
+    if (kk->backend != BackendId::vulkan || kk->format != f.id || kk->op != Op::matmul) continue;
+    const std::string head = "| " + std::string(f.name) + " | " + shape + " | " + kk->name + " (plugin) | ";
+    const Availability ka = probe_kernel(*kk);
+    if (!ka.available) {
+      std::printf("%s%.1f | skipped: %s | | | | |\n", head.c_str(), mb, ka.reason.c_str());
+      continue;
+    }
+    std::vector<double> per;
+    std::string why;
+    for (int r = 0; r < reps && why.empty(); ++r) {
+      double ns = -1;
+      why = plugin_bench(*kk, c.w, c.x.data(), copies, ns);
+      if (why.empty() && !(ns > 0)) why = "the kernel does not time itself (qgate_plugin_v2_call::elapsed_ns)";
+      per.push_back(ns / copies);
+    }
+    if (!why.empty()) {
+      std::printf("%s%.1f | not benchmarked: %s | | | | |\n", head.c_str(), mb, why.c_str());
+      continue;
+    }
+    std::sort(per.begin(), per.end());
+    const double t = per[per.size() / 2], gbs = static_cast<double>(c.w.bytes.size()) / t;
+    std::printf("%s%.1f | | | | %.1f | %.0f%% |\n", head.c_str(), mb, t / 1e3, 100.0 * gbs / ceiling);
+    std::fflush(stdout);
+  }
+}
+
+}  // namespace
+
+void run_bench_vulkan(const std::string& formats, const std::string& shapes, int reps, double cache_mib,
+                      const std::vector<std::string>& plugins, const std::vector<std::pair<std::string, std::string>>& args,
+                      double plugin_timeout) {
 #ifndef QGATE_HAVE_VULKAN
   throw Failure{"bench --backend vulkan: the Vulkan backend is not built in this configuration", 77};
 #else
@@ -45,6 +88,9 @@ void run_bench_vulkan(const std::string& formats, const std::string& shapes, int
       fmts.push_back(f);
     }
   }
+  PluginHost host(plugin_timeout);
+  for (const std::string& lib : plugins) host.load(lib, args);
+  for (const auto& [what, why] : host.unloaded()) throw Failure{"bench --plugin: " + what + ": " + why, 1};
   vkk::BenchTiming stream;
   const size_t stream_bytes = size_t{1} << 30;
   if (std::string e = vkk::bench_stream(stream_bytes, reps * 4, stream); !e.empty()) throw Failure{"bench: " + e, 1};
@@ -55,7 +101,10 @@ void run_bench_vulkan(const std::string& formats, const std::string& shapes, int
               cache_mib);
   std::vector<std::string> stats;
   std::printf("Each dispatch after a barrier (a chain of dependent mat-vecs, each timed alone), and in the last two\n"
-              "columns the same dispatches without barriers (independent mat-vecs, the chain timed as a whole)\n\n");
+              "columns the same dispatches without barriers (independent mat-vecs, the chain timed as a whole)%s\n\n",
+              plugins.empty() ? "" : ";\na plugin kernel's row: one launch computing the mat-vec over every weight copy, timed by the\n"
+              "kernel itself (the ggml adapter: one ggml graph of independent mul_mats, the host's wall time of\n"
+              "ggml_backend_graph_compute, submission and fence wait included), divided by the copies");
   std::printf("| format | N x K | kernel | weight MB | time (us) | GB/s | %% of stream | independent: time (us) | %% of stream |\n"
               "|---|---|---|---|---|---|---|---|---|\n");
   for (const FormatInfo* f : fmts)
@@ -105,6 +154,7 @@ void run_bench_vulkan(const std::string& formats, const std::string& shapes, int
                     100.0 * gbs / ceiling, ti.median_ns / 1e3, 100.0 * gbi / ceiling);
         std::fflush(stdout);
       }
+      bench_plugin_kernels(host.kernels(), *f, c, copies, reps, ceiling);
     }
   std::printf("\npipeline statistics (the driver's compiler):\n");
   for (const std::string& s : stats) std::printf("  %s\n", s.c_str());

@@ -41,6 +41,18 @@ std::string describe(const GateFilter& f) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> parse_plugin_args(const std::vector<std::string>& items,
+                                                                   bool have_plugins) {
+  std::vector<std::pair<std::string, std::string>> args;
+  for (const std::string& kv : items) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) throw Failure{"--plugin-arg needs KEY=VALUE, got '" + kv + "'"};
+    args.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  if (!args.empty() && !have_plugins) throw Failure{"--plugin-arg needs --plugin"};
+  return args;
+}
+
 void add_gate(CLI::App& app) {
   auto* cmd = app.add_subcommand("gate", "Gate kernels against the fp64 oracle (nbad = 0 required) and print the matrix");
   auto a = std::make_shared<GateArgs>();
@@ -74,13 +86,7 @@ void add_gate(CLI::App& app) {
     if (!f.property.empty() && !find_property(f.property)) throw Failure{"unknown property '" + f.property + "'"};
     if (!a->gguf.empty() && a->tensor.empty()) throw Failure{"--gguf needs --tensor NAME (qgate gguf list " + a->gguf + ")"};
     if (!a->plugins.empty() && !a->gguf.empty()) throw Failure{"--plugin with --gguf is not supported yet"};
-    PluginArgs plugin_args;
-    for (const std::string& kv : a->plugin_args) {
-      const size_t eq = kv.find('=');
-      if (eq == std::string::npos || eq == 0) throw Failure{"--plugin-arg needs KEY=VALUE, got '" + kv + "'"};
-      plugin_args.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
-    }
-    if (!plugin_args.empty() && a->plugins.empty()) throw Failure{"--plugin-arg needs --plugin"};
+    const PluginArgs plugin_args = parse_plugin_args(a->plugin_args, !a->plugins.empty());
     if (!a->mutant.empty()) {
       const mutant::Info* m = mutant::find(a->mutant);
       if (!m) throw Failure{"unknown mutant '" + a->mutant + "' (qgate mutants --list)"};

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -32,8 +33,15 @@ void add_census(CLI::App& app);
 // A text table (cmd_list.cpp): columns sized to their widest cell; columns from left_cols
 // on, except the last, right-aligned.
 void print_table(const std::vector<std::vector<std::string>>& rows, size_t left_cols = SIZE_MAX);
-// qgate bench --backend vulkan (cmd_bench_vulkan.cpp).
-void run_bench_vulkan(const std::string& formats, const std::string& shapes, int reps, double cache_mib);
+// --plugin-arg KEY=VALUE items as pairs, in order (cmd_gate.cpp); a malformed item, or items
+// without --plugin, are a Failure.
+std::vector<std::pair<std::string, std::string>> parse_plugin_args(const std::vector<std::string>& items,
+                                                                   bool have_plugins);
+// qgate bench --backend vulkan (cmd_bench_vulkan.cpp): qgate's Vulkan mat-vecs and, from the
+// plugin libraries (loaded with args), every Vulkan matmul kernel of the same formats.
+void run_bench_vulkan(const std::string& formats, const std::string& shapes, int reps, double cache_mib,
+                      const std::vector<std::string>& plugins, const std::vector<std::pair<std::string, std::string>>& args,
+                      double plugin_timeout);
 // qgate bench --backend cuda (cmd_bench_cuda.cpp).
 void run_bench_cuda(const std::string& formats, const std::string& shapes, const std::string& ms, int reps,
                     double cache_mib);
