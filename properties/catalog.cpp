@@ -78,7 +78,12 @@ std::vector<int64_t> positive(std::initializer_list<int64_t> v) {
 }
 
 // Shapes derived from the kernel's declared tile; the first entries are the smallest so
-// RapidCheck shrinks toward them.
+// RapidCheck shrinks toward them. M and N: one tile less, equal and more, then past two full
+// tiles (2t + 1, 3t - 1). K, in units of k_unit (a whole block, a whole activation block): the
+// declared tile.k is the K one pass of the kernel's loop covers (a GPU mat-vec's sweep of all
+// its threads, a GEMM stage), so ragged shapes draw 0..3 full passes plus every kind of
+// remainder (none, one unit, a pass less one unit): the tail after one or more full passes,
+// and a second pass at all, are exercised for every kernel.
 struct ShapeSets {
   std::vector<int64_t> m, n, kblocks;
 };
@@ -92,7 +97,10 @@ ShapeSets shapes(const KernelInfo& k, bool ragged) {
   if (gptq) s.n = {8, 16, 24};
   else if (ragged) s.n = positive({1, tn - 1, tn, tn + 1, 2 * tn + 1, 3 * tn - 1, 7});
   else s.n = positive({1, 2, 3, 5});
-  s.kblocks = ragged ? std::vector<int64_t>{1, 2, 3, 5, 7} : std::vector<int64_t>{1, 2, 3};
+  const int64_t unit = k_unit(k), tk = std::max<int64_t>(1, (std::max<int64_t>(k.tile.k, 1) + unit - 1) / unit);
+  if (!ragged) s.kblocks = {1, 2, 3};
+  else if (tk == 1) s.kblocks = {1, 2, 3, 5, 7};
+  else s.kblocks = positive({1, 2, tk - 1, tk, tk + 1, 2 * tk - 1, 2 * tk + 1, 3 * tk + tk / 2});
   return s;
 }
 

@@ -5,6 +5,7 @@
 // Declared precision: the CUDA mat-vec's (registry_cuda.cpp matvec_depth), M <= kMatvecRows
 // per launch like the mat-vec.
 #include <algorithm>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -93,7 +94,7 @@ void add_cuda_gate_up_kernels(std::vector<KernelInfo>& v) {
     static const cuf::GateUpCode code{cuk::matvec_##fmt, ActQuant::act};                                        \
     KernelInfo g{"gate_up_" #fmt "_" #act "_cuda", Op::gate_up, BackendId::cuda, FormatId::fmt,                 \
                  Precision{ActQuant::act, 23, cuf::gate_up_depth, OutType::f32},                                \
-                 Tile{1, 1, format_info(FormatId::fmt).block_elems}, cuk::kMatvecRows};                         \
+                 Tile{1, 1, std::lcm(format_info(FormatId::fmt).block_elems, 32 * cuk::kMatvecThreads)}, cuk::kMatvecRows};                         \
     g.launch = cuf::launch_gate_up;                                                                             \
     g.device_code = &code;                                                                                      \
     g.math = cuda_math();                                                                                       \

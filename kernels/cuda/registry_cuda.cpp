@@ -2,6 +2,7 @@
 // correctly rounded) and, for weight formats, the int8-dot decode mat-vec with the
 // activation quantization the line names (the float formats: the mat-vec on f32
 // activations), declaring its longest rounding chain.
+#include <numeric>
 #include <vector>
 
 #include "kernels/cpu/gptq.hpp"
@@ -19,6 +20,11 @@ constexpr int64_t log2_threads() {
   while ((int64_t{1} << l) < cuk::kMatvecThreads) ++l;
   return l;
 }
+// The K one pass of a kernel's loop covers, declared as its tile.k so that the generators draw
+// K past several passes: the mat-vecs' threads take 32-element chunks tid, tid + T, ...; the
+// GEMM walks K in stages of kGemmStage chunks.
+constexpr int kMatvecSweepK = 32 * cuk::kMatvecThreads, kGemmStageK = 32 * cuk::kGemmStage;
+
 int64_t matvec_depth(int64_t k) { return (k / 32 + cuk::kMatvecThreads - 1) / cuk::kMatvecThreads + log2_threads() + 6; }
 
 void add(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& code) {
@@ -33,7 +39,7 @@ void add(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& 
   }
   if (!code.matvec) return;
   KernelInfo mv{"matmul_" + fmt + "_" + std::string(act_name(act)) + "_cuda", Op::matmul, BackendId::cuda, f,
-                Precision{act, 23, matvec_depth, OutType::f32}, Tile{1, 1, qk}, cuk::kMatvecRows};
+                Precision{act, 23, matvec_depth, OutType::f32}, Tile{1, 1, std::lcm(qk, kMatvecSweepK)}, cuk::kMatvecRows};
   mv.launch = cuk::launch_matvec;
   mv.device_code = &code;
   v.push_back(mv);
@@ -47,7 +53,7 @@ int64_t float_matvec_depth(int64_t k) {
 
 void add_float_matvec(std::vector<KernelInfo>& v, FormatId f, const cuk::Code& code) {
   KernelInfo mv{"matmul_" + std::string(format_info(f).name) + "_f32_cuda", Op::matmul, BackendId::cuda, f,
-                Precision{ActQuant::none, 23, float_matvec_depth, OutType::f32}, Tile{1, 1, code.block_elems},
+                Precision{ActQuant::none, 23, float_matvec_depth, OutType::f32}, Tile{1, 1, std::lcm(code.block_elems, kMatvecSweepK)},
                 cuk::kMatvecRows};
   mv.launch = cuk::launch_matvec;
   mv.device_code = &code;
@@ -61,7 +67,7 @@ int64_t gemm_depth(int64_t k) { return (k + 31) / 32 + 6; }
 void add_gemm(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& code) {
   KernelInfo g{"gemm_" + std::string(format_info(f).name) + "_" + std::string(act_name(act)) + "_cuda", Op::matmul,
                BackendId::cuda, f, Precision{act, 23, gemm_depth, OutType::f32},
-               Tile{cuk::kGemmBM, cuk::kGemmBN, code.block_elems}, 0};
+               Tile{cuk::kGemmBM, cuk::kGemmBN, std::lcm(code.block_elems, kGemmStageK)}, 0};
   g.launch = cuk::launch_gemm;
   g.device_code = &code;
   if (code.gptq) g.accepts = cpu::gptq_q8_accepts;  // contiguous groups, a multiple of 32
@@ -73,12 +79,12 @@ void add_gemm(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::C
 void add_moe(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& mv, const cuk::Code& gm) {
   const std::string suffix = std::string(format_info(f).name) + "_" + std::string(act_name(act)) + "_cuda";
   KernelInfo d{"moe_matvec_" + suffix, Op::moe_matmul, BackendId::cuda, f, Precision{act, 23, matvec_depth, OutType::f32},
-               Tile{1, 1, mv.block_elems}, cuk::kMatvecRows};
+               Tile{1, 1, std::lcm(mv.block_elems, kMatvecSweepK)}, cuk::kMatvecRows};
   d.moe = cuk::launch_moe;
   d.device_code = &mv;
   v.push_back(d);
   KernelInfo g{"moe_gemm_" + suffix, Op::moe_matmul, BackendId::cuda, f, Precision{act, 23, gemm_depth, OutType::f32},
-               Tile{cuk::kGemmBM, cuk::kGemmBN, gm.block_elems}, 0};
+               Tile{cuk::kGemmBM, cuk::kGemmBN, std::lcm(gm.block_elems, kGemmStageK)}, 0};
   g.moe = cuk::launch_moe;
   g.device_code = &gm;
   v.push_back(g);
@@ -104,7 +110,7 @@ void add_gptq(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::C
     v.push_back(d);
   }
   KernelInfo mv{"matmul_" + fmt + "_" + std::string(act_name(act)) + "_cuda", Op::matmul, BackendId::cuda, f,
-                Precision{act, 23, gptq_matvec_depth, OutType::f32}, Tile{1, 8, 32}, cuk::kMatvecRows};
+                Precision{act, 23, gptq_matvec_depth, OutType::f32}, Tile{1, 8, 32 * cuk::kGptqMatvecKThreads}, cuk::kMatvecRows};
   mv.launch = cuk::launch_matvec;
   mv.device_code = &code;
   mv.accepts = cpu::gptq_q8_accepts;  // contiguous groups, a multiple of 32

@@ -16,6 +16,7 @@
 extern const qgate::vk::Shader qgate_vk_mutant_crossed_lanes_matvec_f32_q4_0;
 extern const qgate::vk::Shader qgate_vk_mutant_rows_past_m_matvec_f32_q6_K;
 extern const qgate::vk::Shader qgate_vk_mutant_missing_barrier_gemm_q8dot_q4_K;
+extern const qgate::vk::Shader qgate_vk_mutant_single_sweep_matvec_q8_q4_K;
 #endif
 
 namespace qgate::vkk {
@@ -151,9 +152,9 @@ std::vector<uint8_t> push_bytes(std::initializer_list<T> v) {
 }  // namespace
 
 void matvec_q8_steps(const Code& code, vk::Runtime* rt, int64_t n, int64_t k, int64_t m, uint32_t out_word,
-                     const std::vector<vk::Buffer*>& binds, std::vector<vk::Dispatch>& steps) {
-  const vk::Shader* shader = &rt->pick(code.shaders);
-  const vk::Shader* one_row = &rt->pick(code.one_row);  // dispatches of one activation row
+                     const std::vector<vk::Buffer*>& binds, std::vector<vk::Dispatch>& steps, const vk::Shader* every) {
+  const vk::Shader* shader = every ? every : &rt->pick(code.shaders);
+  const vk::Shader* one_row = every ? every : &rt->pick(code.one_row);  // dispatches of one activation row
   constexpr int64_t kRows = 8;  // the shader keeps 8 accumulators
   for (int64_t m0 = 0; m0 < m; m0 += kRows) {
     vk::Dispatch d{m - m0 == 1 ? one_row : shader, binds, {}, 1, 1, 1};
@@ -170,9 +171,14 @@ const char* matvec_q8(const KernelInfo& k, const QTensor& w, const float* x, int
   vk::Runtime* rt = vk::Runtime::instance(why);
   if (!rt) return fail("vulkan unavailable: " + why);
   const Code& code = *static_cast<const Code*>(k.device_code);
+  const vk::Shader* every = nullptr;  // one shader for every dispatch (a planted defect)
+#ifdef QGATE_MUTANTS
+  if (QGATE_MUTANT_ON(vk_single_k_sweep) && k.format == FormatId::q4_K && k.name.ends_with("_vk"))
+    every = &qgate_vk_mutant_single_sweep_matvec_q8_q4_K;
+#endif
   return run_q8(k, w, x, m, out, &rt->pick(code.shaders), 0,
                 [&](const vk::Shader&, const std::vector<vk::Buffer*>& binds, std::vector<vk::Dispatch>& steps) {
-                  matvec_q8_steps(code, rt, w.n, w.k, m, static_cast<uint32_t>(out.redzone() / 4), binds, steps);
+                  matvec_q8_steps(code, rt, w.n, w.k, m, static_cast<uint32_t>(out.redzone() / 4), binds, steps, every);
                 });
 }
 

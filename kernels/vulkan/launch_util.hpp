@@ -50,6 +50,7 @@ struct Code;
 // The int8 mat-vec's dispatches (matvec_q8.comp, 8 activation rows each; the one-row build
 // for a last single row) over n weight rows into binds[4] from word out_word, row stride n.
 void matvec_q8_steps(const Code& code, vk::Runtime* rt, int64_t n, int64_t k, int64_t m, uint32_t out_word,
-                     const std::vector<vk::Buffer*>& binds, std::vector<vk::Dispatch>& steps);
+                     const std::vector<vk::Buffer*>& binds, std::vector<vk::Dispatch>& steps,
+                     const vk::Shader* every = nullptr);
 
 }  // namespace qgate::vkk

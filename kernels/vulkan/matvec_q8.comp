@@ -51,7 +51,11 @@ void main() {
   uint row_byte = min(row, pc.n - 1u) * (pc.k / QK) * BLOCK_BYTES;  // a dead slot reads the last row
   float acc[MAXM];
   [[unroll]] for (uint r = 0u; r < MAXM; ++r) acc[r] = 0.0;
+#ifdef MUTANT_single_sweep
+  for (uint c0 = t; c0 < min(chunks, 32u * STEP); c0 += 32u * STEP) {  // planted: one pass over K only
+#else
   for (uint c0 = t; c0 < chunks; c0 += 32u * STEP) {
+#endif
     [[unroll]] for (uint s = 0u; s < STEP; ++s) {
       uint c = c0 + 32u * s;  // this invocation's chunks, in order
       if (live && c < chunks) {

@@ -3,6 +3,7 @@
 // on device-quantized activations, each as a portable kernel and as its packed-dot twin,
 // and for the formats of gate_up.inc the gate+up pair on that mat-vec.
 #include <bit>
+#include <numeric>
 #include <span>
 #include <vector>
 
@@ -113,15 +114,16 @@ void add_dequant(std::vector<KernelInfo>& v, FormatId f, const vkk::Code& d32, c
 }
 void add_matvec(std::vector<KernelInfo>& v, FormatId f, const vkk::Code& mv) {
   add(v, "matmul_" + base(f) + "_f32_vk", Op::matmul, f, prec_f32(OutType::f32, matvec_depth, device_flushes_denormals()),
-      Tile{1, 1, qk(f)}, 8, vkk::matvec, mv);
+      Tile{1, 1, std::lcm(qk(f), vkk::kMatvecF32SweepK)}, 8, vkk::matvec, mv);
 }
 // The int8 path: mat-vec (M <= 8) and the 32 x 32 GEMM, portable and packed-dot.
 void add_q8(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const vkk::Code* c) {
   const std::string a(act_name(act));
   const Precision pm{act, 23, matvec_q8_depth, OutType::f32, device_flushes_denormals()};
   const Precision pg{act, 23, gemm_q8_depth, OutType::f32, device_flushes_denormals()};
-  add(v, "matmul_" + base(f) + "_" + a + "_vk", Op::matmul, f, pm, Tile{1, 1, qk(f)}, 8, vkk::matvec_q8, c[0], needs_f64);
-  add(v, "matmul_" + base(f) + "_" + a + "_vkdot", Op::matmul, f, pm, Tile{1, 1, qk(f)}, 8, vkk::matvec_q8, c[1], needs_int_dot);
+  const Tile sweep{1, 1, std::lcm(qk(f), vkk::kMatvecQ8SweepK)};
+  add(v, "matmul_" + base(f) + "_" + a + "_vk", Op::matmul, f, pm, sweep, 8, vkk::matvec_q8, c[0], needs_f64);
+  add(v, "matmul_" + base(f) + "_" + a + "_vkdot", Op::matmul, f, pm, sweep, 8, vkk::matvec_q8, c[1], needs_int_dot);
   add(v, "gemm_" + base(f) + "_" + a + "_vk", Op::matmul, f, pg, Tile{32, 32, qk(f)}, 0, vkk::gemm_q8, c[2], needs_f64);
   add(v, "gemm_" + base(f) + "_" + a + "_vkdot", Op::matmul, f, pg, Tile{32, 32, qk(f)}, 0, vkk::gemm_q8, c[3], needs_int_dot);
   // The gate+up pair (gate_up.inc) on the same mat-vec, with the SiLU*mul shader's arithmetic.
@@ -130,8 +132,8 @@ void add_q8(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const vkk::Cod
 #include "kernels/vulkan/gate_up.inc"
 #undef QGATE_VK_GATE_UP
   if (!gate_up) return;
-  add(v, "gate_up_" + base(f) + "_" + a + "_vk", Op::gate_up, f, pm, Tile{1, 1, qk(f)}, 8, vkk::gate_up, c[0], needs_f64);
-  add(v, "gate_up_" + base(f) + "_" + a + "_vkdot", Op::gate_up, f, pm, Tile{1, 1, qk(f)}, 8, vkk::gate_up, c[1], needs_int_dot);
+  add(v, "gate_up_" + base(f) + "_" + a + "_vk", Op::gate_up, f, pm, sweep, 8, vkk::gate_up, c[0], needs_f64);
+  add(v, "gate_up_" + base(f) + "_" + a + "_vkdot", Op::gate_up, f, pm, sweep, 8, vkk::gate_up, c[1], needs_int_dot);
   v[v.size() - 2].math = v.back().math = vulkan_math(device_flushes_denormals());
 }
 // GPTQ / AutoRound int4 (gptq.comp, gptq_launch.cpp): exact dequant to f32 and f16, the

@@ -73,4 +73,5 @@ qgate_vk_shader(matvec.comp q4_0 mutant_crossed_lanes_matvec_f32 "-DMUTANT_cross
 qgate_vk_shader(matvec.comp q6_K mutant_rows_past_m_matvec_f32 "-DMUTANT_rows_past_m" 3 16)
 qgate_vk_shader(gemm_q8.comp q4_K mutant_missing_barrier_gemm_q8dot "-DACT_Q8_K;-DQGATE_INT_DOT;-DMUTANT_missing_barrier" 5 16)
 qgate_vk_shader(gptq.comp gptq_int4 mutant_stored_zero_gptq_matvec_f32 "-DMUTANT_stored_zero" 3 44)
+qgate_vk_shader(matvec_q8.comp q4_K mutant_single_sweep_matvec_q8 "-DACT_Q8_K;-DMUTANT_single_sweep" 5 20)
 set(QGATE_VK_SHADER_SOURCES ${vk_shader_sources})

@@ -15,6 +15,10 @@ namespace qgate::vkk {
 // matvec_q8.comp's weight rows per workgroup (ROWS_PER_WG there): the grids of its launch
 // and of the bench.
 inline constexpr int64_t kMatvecQ8RowsPerGroup = 2;
+// The K the mat-vecs cover in one pass of their loop (declared as the kernels' tile.k, so the
+// generators draw K past several passes): matvec.comp's 64 invocations one element apart;
+// matvec_q8.comp's 32 invocations per row, STEP 4 chunks of 32 each.
+inline constexpr int kMatvecF32SweepK = 64, kMatvecQ8SweepK = 32 * 4 * 32;
 
 struct Code {
   vk::ShaderPair shaders;
