@@ -117,7 +117,7 @@ CaseSpec gen_spec(const KernelInfo& k, const PropertyInfo& p) {
     case PropertyId::codes_both_axes: s.codes = *rc::gen::element(CodeMode::both, CodeMode::one_hot); break;
     case PropertyId::special_scales:
       s.scales = *rc::gen::element(ScaleMode::subnormal, ScaleMode::largest, ScaleMode::zero, ScaleMode::negative,
-                                   ScaleMode::sub_extreme);
+                                   ScaleMode::sub_extreme, ScaleMode::smallest_normal, ScaleMode::mixed);
       break;
     case PropertyId::activation_extremes:
       s.act = *rc::gen::element(ActMode::outliers, ActMode::all_equal, ActMode::zero_rows);

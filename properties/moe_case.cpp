@@ -15,12 +15,13 @@ namespace {
 struct MoeSpec {
   int64_t experts = 2, top_k = 1, m = 1, n = 1, k = 32;
   int routing = 0;  // 0 random distinct per token, 1 all tokens one expert, 2 reversed, 3 skewed
+  ScaleMode scales = ScaleMode::normal;  // the experts' scale class (special_scales's classes)
   uint64_t seed = 0;
   std::string str() const {
     static const char* const r[] = {"random", "one_expert", "reversed", "skewed"};
     return "experts=" + std::to_string(experts) + ",top_k=" + std::to_string(top_k) + ",m=" + std::to_string(m) +
            ",n=" + std::to_string(n) + ",k=" + std::to_string(k) + ",routing=" + r[routing] +
-           ",seed=" + std::to_string(seed);
+           ",scales=" + name(scales) + ",seed=" + std::to_string(seed);
   }
 };
 
@@ -48,6 +49,10 @@ MoeSpec gen(const KernelInfo& k, const PropertyInfo& p, uint64_t seed) {
     s.n = pick<int64_t>(r, {1, 2, 5, 16, 33});
     s.k = unit * pick<int64_t>(r, {1, 2, 3});
   }
+  // Two cases in three draw a special scale class for the experts' weights.
+  if (r.below(3) != 0)
+    s.scales = pick<ScaleMode>(r, {ScaleMode::subnormal, ScaleMode::largest, ScaleMode::zero, ScaleMode::negative,
+                                   ScaleMode::sub_extreme, ScaleMode::smallest_normal, ScaleMode::mixed});
   if (k.max_m > 0) s.m = std::min<int64_t>(std::max<int64_t>(s.m, 1), k.max_m);
   s.m = std::max<int64_t>(s.m, 1);
   s.n = std::max<int64_t>(s.n, 1);
@@ -87,6 +92,7 @@ Outcome run_one(const KernelInfo& k, const MoeSpec& s, bool twice) {
   cs.n = s.experts * s.n;
   cs.k = s.k;
   cs.seed = s.seed;
+  cs.scales = s.scales;
   Case c;
   if (std::string e = materialize(format_info(k.format), cs, true, c); !e.empty()) {
     o.pass = false;

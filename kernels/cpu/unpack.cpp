@@ -115,7 +115,10 @@ void Unpack_q3_K::run(const uint8_t* b, Unpacked& u) {
 
 // Q4_K: d, dmin, scales[12], qs[128]; 64-element chunks: low nibbles then high nibbles.
 void Unpack_q4_K::run(const uint8_t* b, Unpacked& u) {
-  const float d = h2f(rd16(b)), dmin = h2f(rd16(b + 2));
+  const float d = h2f(rd16(b));
+  float dmin = h2f(rd16(b + 2));
+  // Mutant: dmin through a hand-written fp16 decode whose subnormal path forgets the sign.
+  if (QGATE_MUTANT_ON(f16_subnormal_sign_dropped) && dmin != 0 && std::fabs(dmin) < 0x1p-14f) dmin = std::fabs(dmin);
   for (int j = 0; j < 8; ++j) {
     int sc, mn;
     scale_min_k4(b + 4, j, sc, mn);

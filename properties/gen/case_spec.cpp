@@ -7,7 +7,7 @@
 namespace qgate {
 namespace {
 const char* const kCode[] = {"random", "uniform", "n_only", "k_only", "both", "one_hot", "diagonal"};
-const char* const kScale[] = {"normal", "subnormal", "largest", "zero", "negative", "sub_extreme"};
+const char* const kScale[] = {"normal", "subnormal", "largest", "zero", "negative", "sub_extreme", "smallest_normal", "mixed"};
 const char* const kAct[] = {"normal", "outliers", "all_equal", "zero_rows"};
 
 template <class E, size_t N>

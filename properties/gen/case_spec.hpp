@@ -8,7 +8,10 @@
 namespace qgate {
 
 enum class CodeMode : int { random, uniform, n_only, k_only, both, one_hot, diagonal };
-enum class ScaleMode : int { normal, subnormal, largest, zero, negative, sub_extreme };
+// Scale classes (properties/gen/materialize.cpp): every scale field of a block drawn from the
+// class; signed fields take both signs in every class. mixed: each field of each block draws
+// its own class (d and dmin independent, the classes mixed within a row).
+enum class ScaleMode : int { normal, subnormal, largest, zero, negative, sub_extreme, smallest_normal, mixed };
 enum class ActMode : int { normal, outliers, all_equal, zero_rows };
 
 struct CaseSpec {

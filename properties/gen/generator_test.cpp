@@ -50,7 +50,7 @@ TEST(Generator, MaterializeIsDeterministicAndValid) {
     s.k = f->tensor_level() ? 64 : f->block_elems * 2;
     s.m = 2;
     for (ScaleMode sm : {ScaleMode::normal, ScaleMode::subnormal, ScaleMode::largest, ScaleMode::zero,
-                         ScaleMode::negative, ScaleMode::sub_extreme}) {
+                         ScaleMode::negative, ScaleMode::sub_extreme, ScaleMode::smallest_normal, ScaleMode::mixed}) {
       s.scales = sm;
       Case a, b;
       ASSERT_EQ(materialize(*f, s, true, a), "") << f->name;
@@ -76,10 +76,33 @@ TEST(Generator, SpecialScalesProduceTheirBitPatterns) {
     for (size_t b = 0; b < c.w.bytes.size(); b += 18) bits.insert(static_cast<uint16_t>(c.w.bytes[b] | (c.w.bytes[b + 1] << 8)));
     return bits;
   };
-  for (uint16_t b : d_bits(ScaleMode::subnormal)) EXPECT_TRUE(b > 0 && b < 0x400) << b;
-  for (uint16_t b : d_bits(ScaleMode::largest)) EXPECT_EQ(b, 0x7BFF);
+  // Each class with both signs (over 4 x 2 = 8 blocks, a sign missing has probability 2^-7).
+  auto both_signs = [](const std::set<uint16_t>& bits) {
+    bool pos = false, neg = false;
+    for (uint16_t b : bits) (b & 0x8000 ? neg : pos) = true;
+    return pos && neg;
+  };
+  s.seed = 11;
+  const std::set<uint16_t> sub = d_bits(ScaleMode::subnormal), big = d_bits(ScaleMode::largest),
+                           least = d_bits(ScaleMode::smallest_normal);
+  for (uint16_t b : sub) EXPECT_TRUE((b & 0x7FFF) > 0 && (b & 0x7FFF) < 0x400) << b;
+  for (uint16_t b : big) EXPECT_EQ(b & 0x7FFF, 0x7BFF);
+  for (uint16_t b : least) EXPECT_EQ(b & 0x7FFF, 0x0400);
+  EXPECT_TRUE(both_signs(sub));
+  EXPECT_TRUE(both_signs(big));
+  EXPECT_TRUE(both_signs(least));
   for (uint16_t b : d_bits(ScaleMode::zero)) EXPECT_TRUE(b == 0 || b == 0x8000);
   for (uint16_t b : d_bits(ScaleMode::negative)) EXPECT_TRUE(b & 0x8000);
+  // mixed: the blocks of one row draw different classes.
+  s.n = 8;
+  s.k = 32 * 16;
+  const std::set<uint16_t> mixed = d_bits(ScaleMode::mixed);
+  std::set<int> classes;
+  for (uint16_t b : mixed) {
+    const uint16_t a = b & 0x7FFF;
+    classes.insert(a == 0 ? 0 : a < 0x400 ? 1 : a == 0x400 ? 2 : a == 0x7BFF ? 3 : 4);
+  }
+  EXPECT_GE(classes.size(), 4u);
 }
 
 TEST(Generator, SpecRoundTripsAndRejectsImpossibleShapes) {

@@ -19,9 +19,11 @@ uint16_t f16_field(Rng& r, ScaleMode mode, bool signed_ok) {
   auto normal = [&] {  // magnitude in [2^-10, 2^-3)
     return scalar::to_f16(std::ldexp(1.0 + r.uniform(), -10 + static_cast<int>(r.below(7))));
   };
+  const uint16_t sign = signed_ok && r.below(2) ? 0x8000 : 0;
   switch (mode) {
-    case ScaleMode::subnormal: return static_cast<uint16_t>(1 + r.below(0x3FF));
-    case ScaleMode::largest: return 0x7BFF;
+    case ScaleMode::subnormal: return static_cast<uint16_t>(sign | (1 + r.below(0x3FF)));
+    case ScaleMode::smallest_normal: return static_cast<uint16_t>(sign | 0x0400);
+    case ScaleMode::largest: return static_cast<uint16_t>(sign | 0x7BFF);
     case ScaleMode::zero: return r.below(2) ? 0x8000 : 0x0000;
     case ScaleMode::negative: return normal() | 0x8000;
     default: {
@@ -32,14 +34,16 @@ uint16_t f16_field(Rng& r, ScaleMode mode, bool signed_ok) {
 }
 
 uint32_t f32_field(Rng& r, ScaleMode mode, bool for_matmul) {
+  const uint32_t sign = r.below(2) ? 0x80000000u : 0u;
   auto normal = [&] { return scalar::to_f32(std::ldexp(1.0 + r.uniform(), -8 + static_cast<int>(r.below(7)))); };
   switch (mode) {
     // In a contraction an f32-subnormal block scale makes the kernel's scale product
     // underflow, an error amplified by the integer dot that the bound model does not
     // carry: contractions get tiny normal scales [2^-100, 2^-99) instead (their products
     // with activation scales stay normal); dequant gets true subnormals.
-    case ScaleMode::subnormal: return for_matmul ? 0x0D800000u + r.below(0x7FFFFF) : 1 + r.below(0x7FFFFF);
-    case ScaleMode::largest: return for_matmul ? 0x5D800000u /* 2^60 */ : 0x7F7FFFFFu;
+    case ScaleMode::subnormal: return sign | (for_matmul ? 0x0D800000u + r.below(0x7FFFFF) : 1 + r.below(0x7FFFFF));
+    case ScaleMode::smallest_normal: return sign | (for_matmul ? 0x0D800000u : 0x00800000u);
+    case ScaleMode::largest: return sign | (for_matmul ? 0x5D800000u /* 2^60 */ : 0x7F7FFFFFu);
     case ScaleMode::zero: return r.below(2) ? 0x80000000u : 0u;
     case ScaleMode::negative: return normal() | 0x80000000u;
     default: return normal();
@@ -51,6 +55,7 @@ uint32_t small_field(Rng& r, FieldKind kind, int bits, ScaleMode mode) {
                         : kind == FieldKind::u4 ? 16 : kind == FieldKind::s8 ? 256 : 64;
   switch (mode) {
     case ScaleMode::sub_extreme: return r.below(2) ? levels - 1 : (kind == FieldKind::s8 ? 0x80 : 0);
+    case ScaleMode::smallest_normal: return kind == FieldKind::s6 ? 33 : 1;  // the least non-zero step
     case ScaleMode::zero: return kind == FieldKind::s6 ? 32 : 0;  // s6 stores value + 32
     case ScaleMode::largest: return kind == FieldKind::s8 ? 0x7F : levels - 1;
     case ScaleMode::negative:
@@ -62,18 +67,26 @@ uint32_t small_field(Rng& r, FieldKind kind, int bits, ScaleMode mode) {
 }
 
 uint32_t field_value(Rng& r, const FieldSpec& fs, ScaleMode mode, bool for_matmul) {
+  if (mode == ScaleMode::mixed) {  // this field of this block: a class of its own
+    static constexpr ScaleMode kClasses[] = {ScaleMode::normal, ScaleMode::subnormal, ScaleMode::smallest_normal,
+                                             ScaleMode::largest, ScaleMode::zero, ScaleMode::negative,
+                                             ScaleMode::sub_extreme};
+    mode = kClasses[r.below(std::size(kClasses))];
+  }
   switch (fs.kind) {
-    case FieldKind::f16: return f16_field(r, mode, std::strcmp(fs.name, "m") == 0 || std::strcmp(fs.name, "d") == 0);
+    case FieldKind::f16: return f16_field(r, mode, true);  // d, dmin, m: fp16 of either sign
     case FieldKind::f32: return f32_field(r, mode, for_matmul);
     case FieldKind::e8m0:
       switch (mode) {
         case ScaleMode::subnormal: case ScaleMode::zero: return r.below(4);
+        case ScaleMode::smallest_normal: return 1;
         case ScaleMode::largest: return for_matmul ? 127 + 60 : 254;
         default: return 127 - 8 + r.below(17);
       }
     case FieldKind::ue4m3:  // ggml's decoding: bit 7 ignored, 0x7F is 0, 0xFF is 480
       switch (mode) {
         case ScaleMode::subnormal: return (r.below(2) ? 0x80u : 0u) | (1 + r.below(7));
+        case ScaleMode::smallest_normal: return (r.below(2) ? 0x80u : 0u) | 0x08u;
         case ScaleMode::zero: return std::array<uint32_t, 3>{0x00, 0x80, 0x7F}[r.below(3)];
         case ScaleMode::largest: return r.below(2) ? 0x7Eu : 0xFFu;
         case ScaleMode::negative: return 0x80u | ((4 + r.below(7)) << 3) | r.below(8);
