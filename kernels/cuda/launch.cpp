@@ -6,6 +6,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "backends/cuda/cuda_runtime.hpp"
 #include "backends/guarded.hpp"
@@ -123,12 +124,34 @@ const char* launch_matvec(const KernelInfo& k, const QTensor& w, const float* x,
   if (QGATE_MUTANT_ON(cuda_crossed_nibble_lanes) && k.format == FormatId::q4_0) mv = mutant_matvec_q4_0_crossed_lanes;
   if (QGATE_MUTANT_ON(cuda_rows_past_m) && k.format == FormatId::q4_K) mv = mutant_matvec_q4_K_rows_past_m;
   if (QGATE_MUTANT_ON(cuda_grid_capped) && k.format == FormatId::q8_0) mv = mutant_matvec_q8_0_grid_capped;
+  if (QGATE_MUTANT_ON(cuda_single_k_sweep) && k.format == FormatId::q6_K) mv = mutant_matvec_q6_K_single_sweep;
 #endif
   cu::DeviceBuffer wb, xq;
   cu::GuardedMirror om;
   if (auto e = wb.alloc(w.bytes.size()); !e.empty()) return fail(e);
   if (auto e = wb.upload(w.bytes.data(), w.bytes.size()); !e.empty()) return fail(e);
+#ifdef QGATE_MUTANTS
+  // Planted (cuda_act_cache_by_shape): the quantized activations of the last call reused
+  // whenever m and k repeat, a cache keyed by the shape and not the data.
+  static struct {
+    int64_t m = -1, k = -1;
+    std::vector<uint8_t> bytes;
+  } act_cache;
+  const bool caching = QGATE_MUTANT_ON(cuda_act_cache_by_shape) && k.format == FormatId::q5_0;
+  if (caching && act_cache.m == m && act_cache.k == w.k) {
+    if (auto e = xq.alloc(act_cache.bytes.size()); !e.empty()) return fail(e);
+    if (auto e = xq.upload(act_cache.bytes.data(), act_cache.bytes.size()); !e.empty()) return fail(e);
+  } else {
+    if (auto e = quantize(k.prec.act, x, m, w.k, xq, *r.rt); !e.empty()) return fail(e);
+    if (caching) {
+      act_cache.m = m, act_cache.k = w.k, act_cache.bytes.resize(xq.bytes());
+      if (auto e = xq.download(act_cache.bytes.data(), xq.bytes()); !e.empty()) return fail(e);
+      if (auto e = r.rt->sync("activation cache"); !e.empty()) return fail(e);
+    }
+  }
+#else
   if (auto e = quantize(k.prec.act, x, m, w.k, xq, *r.rt); !e.empty()) return fail(e);
+#endif
   // Slack for a kernel that writes all kMatvecRows accumulator rows whatever m is.
   if (auto e = om.upload(out, std::max<size_t>(4096, static_cast<size_t>(kMatvecRows * w.n) * 4)); !e.empty())
     return fail(e);

@@ -19,7 +19,7 @@
 namespace qgate::cuk {
 
 inline constexpr int kAct_q8_1 = 0, kAct_q8_K = 1;
-inline constexpr int kMutNone = 0, kMutCrossedLanes = 1, kMutRowsPastM = 2, kMutGridCapped = 3;
+inline constexpr int kMutNone = 0, kMutCrossedLanes = 1, kMutRowsPastM = 2, kMutGridCapped = 3, kMutSingleSweep = 4;
 
 // The fixed tree of the mat-vecs: the kMatvecThreads partial sums of each of Q values
 // added pairwise in log2 T levels, h = T/2, T/4, ..., 1 (sum[t] += sum[t + h] for t < h):
@@ -77,7 +77,9 @@ __device__ __forceinline__ void matvec_row(const uint8_t* __restrict__ wrow, con
 #pragma unroll
   for (int r = 0; r < kMatvecRows; ++r) acc[r] = 0.f;
 
-  for (int64_t c = tid; c < chunks; c += blockDim.x) {
+  // planted (kMutSingleSweep): one pass of the loop, the chunks past the first blockDim.x dropped
+  const int64_t cend = Mut == kMutSingleSweep && chunks > blockDim.x ? int64_t(blockDim.x) : chunks;
+  for (int64_t c = tid; c < cend; c += blockDim.x) {
     const uint8_t* blk = wrow + (c / CPB) * F::BYTES;
     const int base = int(c % CPB) * 32;
     int wq[8];
@@ -369,7 +371,8 @@ __global__ void __launch_bounds__(kMatvecThreads, QG_MIN_BLOCKS(5))  // sm_90: <
   const int rows = int(n - row0 < R ? n - row0 : R);
   const int64_t chunks = k / 32, rowbytes = (k / F::QK) * F::BYTES;
   const uint8_t* wend = w + n * rowbytes;
-  const int tiles = int((chunks + T - 1) / T);
+  // planted (kMutSingleSweep): one tile of the K loop, rows longer than T chunks lose their tail
+  const int tiles = Mut == kMutSingleSweep && chunks > T ? 1 : int((chunks + T - 1) / T);
   const D dec(t);
 
   float acc[R][MR];

@@ -15,6 +15,10 @@ int main(int argc, char** argv) {
   // itself, never by a user; not a subcommand, so it stays out of --help.
   if (argc == 3 && std::strcmp(argv[1], "__plugin-session") == 0)
     return qgate::plugin_session_main(std::atoi(argv[2]));
+  // Text output goes out a whole line at a time, also into a pipe or a file, so that lines
+  // on stderr (failures, a plugin's prints, a session process's) never land inside a row of
+  // the tables when both streams share one log. `qgate dequant` writes binary: fully buffered.
+  if (!(argc > 1 && std::strcmp(argv[1], "dequant") == 0)) std::setvbuf(stdout, nullptr, _IOLBF, 1 << 16);
   CLI::App app{"qgate — numerical verification gate for quantized LLM kernels", "qgate"};
   app.require_subcommand(1);
 
