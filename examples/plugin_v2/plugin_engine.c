@@ -12,6 +12,8 @@
  *   engine_matvec_q8_0_f32_splitk q8_0 x f32 with K split over 4 threads whose partial sums
  *                                 land in y by atomic adds in whatever order the threads
  *                                 finish: declared non-deterministic
+ *   engine_matvec_q8_0_f32_panels q8_0 x f32 walking K in panels of 1024 (its tile_k), the
+ *                                 panels' sums added at the end
  *   engine_gate_up_q4_0_q8_0      SwiGLU over [W_gate; W_up], one q8_0 quantization of x for both
  *   engine_moe_q8_0_q8_0          indexed MoE: each token through the experts its ids name
  *   engine_add_rmsnorm_f32, engine_qk_norm_rope_f32, engine_silu_mul_f32, engine_moe_route_f32,
@@ -327,6 +329,36 @@ static int32_t matvec_q8_0_splitk(const void* user, const qgate_plugin_v2_call* 
   return 0;
 }
 
+/* ---- a kernel that walks K in panels (declared tile_k) ---- */
+/* q8_0 x f32 with K walked in panels of kPanel elements (one panel of x stays in L1 for the
+ * rows), each panel's sum kept apart and the panels' sums added at the end. defect: the
+ * panel count taken as k / kPanel once a row holds a whole panel (the row's ragged last panel
+ * dropped), which no row shorter than one panel shows. */
+enum { kPanel = 1024 };
+static int32_t matvec_q8_0_panels(const void* user, const qgate_plugin_v2_call* c, char* msg, size_t n) {
+  if (c->k % 32) return refuse(msg, n, "k is not a multiple of 32");
+  const int64_t nb = c->k / 32;
+  const int64_t panels = user && c->k >= kPanel ? c->k / kPanel : (c->k + kPanel - 1) / kPanel;
+  const float* x = (const float*)c->x.ptr;
+  for (int64_t r = 0; r < c->m; ++r)
+    for (int64_t i = 0; i < c->n; ++i) {
+      float total = 0;
+      for (int64_t p = 0; p < panels; ++p) {
+        float acc = 0;
+        const int64_t b1 = (p + 1) * (kPanel / 32) < nb ? (p + 1) * (kPanel / 32) : nb;
+        for (int64_t b = p * (kPanel / 32); b < b1; ++b) {
+          const uint8_t* blk = (const uint8_t*)c->w.ptr + (i * nb + b) * 34;
+          float s = 0;
+          for (int e = 0; e < 32; ++e) s += (float)(int8_t)blk[2 + e] * x[r * c->k + b * 32 + e];
+          acc += f16_to_f32(u16(blk)) * s;
+        }
+        total += acc;
+      }
+      ((float*)c->y.ptr)[r * c->n + i] = total;
+    }
+  return 0;
+}
+
 /* ---- a kernel with state that survives its call ---- */
 static float* g_cache;       /* the weights as f32, converted on the first call of a shape */
 static int64_t g_cache_n, g_cache_k;
@@ -510,7 +542,9 @@ static const legacy_user kQ41 = {Q4_1, 0}, kQ41Bad = {Q4_1, 1}, kQ51 = {Q5_1, 0}
 /* Depths: the quantized kernels add one f32 block term per 32 (scale products, the integer
  * dot exact): ceil(k/32) + 4. The f32 split kernels sum 16 (q6_K) or 256 (tq2_0) products per
  * partial, then the partials: ceil(k/16) + 16 and ceil(k/256) + 256 + 4. The split-K kernel:
- * 32 products, then ceil(k/32)/4 blocks per part, then up to 16 atomic adds in any order. */
+ * 32 products, then ceil(k/32)/4 blocks per part, then up to 16 atomic adds in any order. The
+ * panel kernel: 32 products, the scale, 32 blocks of a panel, then ceil(k/1024) panels, with
+ * room to spare: ceil(k/1024) + 68. */
 #define KOP(op, name, fmt, act, tk, depth_b, depth_c, det, fn, user)                                             \
   {name, op, fmt, QGATE_BACKEND_CPU, 1, 1, tk, 8, {act, 23, {1, depth_b, depth_c}, QGATE_OUT_F32, 0}, det, fn, user, NULL}
 #define K(name, fmt, act, tk, depth_b, depth_c, det, fn, user)                                                  \
@@ -524,6 +558,7 @@ static const qgate_plugin_v2_kernel kKernels[] = {
     K("engine_matvec_q6_K_f32_split", "q6_K", QGATE_ACT_NONE, 256, 16, 20, 1, matvec_q6_K_split, (void*)0),
     K("engine_matvec_tq2_0_f32_split", "tq2_0", QGATE_ACT_NONE, 256, 256, 262, 1, matvec_tq2_0_split, (void*)0),
     K("engine_matvec_q8_0_f32_splitk", "q8_0", QGATE_ACT_NONE, 32, 32, 52, 0, matvec_q8_0_splitk, (void*)0),
+    K("engine_matvec_q8_0_f32_panels", "q8_0", QGATE_ACT_NONE, kPanel, kPanel, 68, 1, matvec_q8_0_panels, (void*)0),
     K("wrong_matvec_q4_1_q8_1s16_neighbour_min", "q4_1", QGATE_ACT_Q8_1_S16, 32, 32, 6, 1, matvec_legacy, &kQ41Bad),
     K("wrong_matvec_q5_1_q8_1s16_crossed_high_bit", "q5_1", QGATE_ACT_Q8_1_S16, 32, 32, 6, 1, matvec_legacy, &kQ51Bad),
     K("wrong_matvec_q4_0_q8_0_offset7", "q4_0", QGATE_ACT_Q8_0, 32, 32, 6, 1, matvec_legacy, &kQ40Bad),
@@ -531,6 +566,7 @@ static const qgate_plugin_v2_kernel kKernels[] = {
     K("wrong_matvec_q6_K_f32_split_offset31", "q6_K", QGATE_ACT_NONE, 256, 16, 20, 1, matvec_q6_K_split, (void*)1),
     K("wrong_matvec_tq2_0_f32_split_crumbs", "tq2_0", QGATE_ACT_NONE, 256, 256, 262, 1, matvec_tq2_0_split, (void*)1),
     K("wrong_matvec_q8_0_f32_splitk_skips_row", "q8_0", QGATE_ACT_NONE, 32, 32, 52, 0, matvec_q8_0_splitk, (void*)1),
+    K("wrong_matvec_q8_0_f32_panels_tail_dropped", "q8_0", QGATE_ACT_NONE, kPanel, kPanel, 68, 1, matvec_q8_0_panels, (void*)1),
     K("stale_matvec_q8_0_f32", "q8_0", QGATE_ACT_NONE, 32, 1, 1, 1, matvec_q8_0_stale, (void*)0),
     KOP(QGATE_OP_GATE_UP, "engine_gate_up_q4_0_q8_0", "q4_0", QGATE_ACT_Q8_0, 32, 32, 6, 1, gate_up_legacy, &kQ40),
     KOP(QGATE_OP_GATE_UP, "wrong_gate_up_q4_0_q8_0_silu_on_up", "q4_0", QGATE_ACT_Q8_0, 32, 32, 6, 1, gate_up_legacy, &kQ40Swapped),
