@@ -4,7 +4,7 @@
 #include <span>
 #include <string>
 
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 
 namespace qgate {
 

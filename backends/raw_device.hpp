@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 
 namespace qgate {
 

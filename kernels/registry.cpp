@@ -3,7 +3,9 @@
 
 #include "kernels/cpu/dequant.hpp"
 #include "kernels/cpu/gptq.hpp"
-#include "kernels/kernel.hpp"
+#include "oracles/formats/gptq.hpp"
+#include "core/kernel.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate {
 #ifdef QGATE_HAVE_VULKAN
@@ -86,12 +88,12 @@ void add_gptq(std::vector<KernelInfo>& v) {
   KernelInfo asym{"matmul_gptq_int4_q8_1_cpu", Op::matmul, BackendId::cpu, f,
                   Precision{ActQuant::q8_1, 23, depth_lin<32, 3>, OutType::f32}, Tile{1, 8, 32}, 8};
   asym.matmul = cpu::gptq_matvec_q8_1<false>;
-  asym.accepts = cpu::gptq_q8_accepts;
+  asym.accepts = gptq::w4a8_accepts;
   v.push_back(asym);
   KernelInfo sym{"matmul_gptq_int4sym_q8_1_cpu", Op::matmul, BackendId::cpu, f,
                  Precision{ActQuant::q8_1, 23, depth_lin<32, 3>, OutType::f32}, Tile{1, 8, 32}, 8};
   sym.matmul = cpu::gptq_matvec_q8_1<true>;
-  sym.accepts = cpu::gptq_sym_accepts;
+  sym.accepts = gptq::w4a8_sym_accepts;
   v.push_back(sym);
 }
 
@@ -115,30 +117,6 @@ std::vector<KernelInfo> build() {
 }
 
 }  // namespace
-
-std::string_view op_name(Op o) {
-  switch (o) {
-    case Op::dequant: return "dequant";
-    case Op::matmul: return "matmul";
-    case Op::moe_matmul: return "moe_matmul";
-    case Op::gate_up: return "gate_up";
-    case Op::add_rmsnorm: return "add_rmsnorm";
-    case Op::qk_norm_rope: return "qk_norm_rope";
-    case Op::moe_route: return "moe_route";
-    case Op::silu_mul: return "silu_mul";
-    case Op::attention: return "attention";
-  }
-  return "?";
-}
-std::string_view backend_name(BackendId b) {
-  switch (b) {
-    case BackendId::cpu: return "cpu";
-    case BackendId::vulkan: return "vulkan";
-    case BackendId::cuda: return "cuda";
-    case BackendId::hip: return "hip";
-    default: return "?";
-  }
-}
 
 std::span<const KernelInfo> all_kernels() {
   static const std::vector<KernelInfo> v = build();

@@ -14,6 +14,7 @@
 #include "backends/backend.hpp"
 #include "fixtures/tinymodel/tinymodel.hpp"
 #include "properties/probes.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate {
 

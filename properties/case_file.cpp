@@ -8,7 +8,8 @@
 
 #include <unistd.h>
 
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate {
 namespace {

@@ -10,9 +10,8 @@
 #include <iostream>
 #include <sstream>
 
-#include <rapidcheck/detail/Configuration.h>
-
 #include "properties/case_file.hpp"
+#include "properties/rc_driver.hpp"
 #include "kernels/mutant.hpp"
 #include "properties/fused_case.hpp"
 #include "properties/moe_case.hpp"
@@ -359,39 +358,12 @@ PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOp
       RC_FAIL(o.summary());
     }
   };
-  // RapidCheck announces a global seed of its own on stderr when it first loads its
-  // configuration; qgate passes every parameter explicitly and prints its own seed, so the
-  // configuration is loaded once with that announcement swallowed.
-  static const bool quiet_config = [] {
-    std::ostringstream sink;
-    std::streambuf* old = std::cerr.rdbuf(sink.rdbuf());
-    rc::detail::configuration();
-    std::cerr.rdbuf(old);
-    return true;
-  }();
-  (void)quiet_config;
-  rc::detail::TestParams params;
-  params.seed = r.seed;
-  params.maxSuccess = p.cases;
-  params.maxSize = 100;
-  params.maxDiscardRatio = 20;
-  rc::detail::TestMetadata meta;
-  meta.id = k.name + "/" + std::string(p.name);
-  // Our own listener: qgate reports seeds and repro lines itself, so RapidCheck's global
-  // reporter (which prints its own reproduce string at exit) stays out of it.
-  struct Quiet : rc::detail::TestListener {
-    void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
-    void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
-    void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
-  } quiet;
-  const auto result = rc::detail::checkTestable(property, meta, params, quiet);
+  const std::string could_not_run = run_rc_property(property, r.seed, p.cases, k.name + "/" + std::string(p.name));
   if (failed) {
     record_failure(last_fail, last_outcome);
-  } else if (!result.template is<rc::detail::SuccessResult>()) {
+  } else if (!could_not_run.empty()) {
     r.pass = false;
-    std::ostringstream os;
-    rc::detail::printResultMessage(result, os);
-    r.failure = "property could not run: " + os.str();
+    r.failure = could_not_run;
   }
   r.coverage = "sampled: " + std::to_string(p.cases) + " cases";
   // A property whose outputs are mostly zero proves nothing (benchdnn's vacuous-pass rule).

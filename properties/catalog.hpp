@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 #include "properties/gen/case_spec.hpp"
 #include "properties/testbed.hpp"
 

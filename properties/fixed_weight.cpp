@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "properties/case_file.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate {
 namespace {

@@ -6,9 +6,8 @@
 #include <iostream>
 #include <sstream>
 
-#include <rapidcheck/detail/Configuration.h>
-
 #include "properties/case_file.hpp"
+#include "properties/rc_driver.hpp"
 #include "properties/fused_case.hpp"
 
 namespace qgate {
@@ -33,27 +32,7 @@ PropertyRun run_fused_property(const KernelInfo& k, const PropertyInfo& p, const
       RC_FAIL(last_summary);
     }
   };
-  static const bool quiet_config = [] {  // see run_property: swallow RapidCheck's own seed line
-    std::ostringstream sink;
-    std::streambuf* old = std::cerr.rdbuf(sink.rdbuf());
-    rc::detail::configuration();
-    std::cerr.rdbuf(old);
-    return true;
-  }();
-  (void)quiet_config;
-  rc::detail::TestParams params;
-  params.seed = r.seed;
-  params.maxSuccess = p.cases;
-  params.maxSize = 100;
-  params.maxDiscardRatio = 20;
-  rc::detail::TestMetadata meta;
-  meta.id = k.name + "/" + std::string(p.name);
-  struct Quiet : rc::detail::TestListener {
-    void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
-    void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
-    void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
-  } quiet;
-  const auto result = rc::detail::checkTestable(property, meta, params, quiet);
+  const std::string could_not_run = run_rc_property(property, r.seed, p.cases, k.name + "/" + std::string(p.name));
   r.coverage = "sampled: " + std::to_string(p.cases) + " cases";
   if (failed) {
     // The shrunk spec is the whole case (materializing it is deterministic): the repro line
@@ -69,11 +48,9 @@ PropertyRun run_fused_property(const KernelInfo& k, const PropertyInfo& p, const
       if (r.case_file.empty()) r.failure += " (regression case not written: " + err + ")";
     }
     r.failing_fused = std::move(c);
-  } else if (!result.template is<rc::detail::SuccessResult>()) {
+  } else if (!could_not_run.empty()) {
     r.pass = false;
-    std::ostringstream os;
-    rc::detail::printResultMessage(result, os);
-    r.failure = "property could not run: " + os.str();
+    r.failure = could_not_run;
   } else if (r.evidence * 2 < r.cases) {
     r.pass = false;
     r.failure = "vacuous: only " + std::to_string(r.evidence) + " of " + std::to_string(r.cases) +

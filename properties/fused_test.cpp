@@ -12,6 +12,7 @@
 #include "oracles/ops/fusion.hpp"
 #include "properties/catalog.hpp"
 #include "properties/gen/materialize.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate {
 namespace {

@@ -1,4 +1,5 @@
 #include "properties/gate_run.hpp"
+#include "kernels/registry.hpp"
 
 #include <cstdio>
 #include <map>

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "backends/backend.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate {
 

@@ -8,6 +8,7 @@
 #include "backends/backend.hpp"
 #include "properties/kill_matrix.hpp"
 #include "properties/replay.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate {
 namespace {

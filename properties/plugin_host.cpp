@@ -23,6 +23,7 @@
 #include "plugin/qgate_plugin.h"
 #include "properties/plugin_session.hpp"
 #include "properties/plugin_wire.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate {
 
@@ -240,15 +241,6 @@ std::string plugin_bench(const KernelInfo& k, const QTensor& w, const float* x, 
   l.output(Slot::y, y.data(), y.size(), 0);
   const char* why = session_launch(k, l, "");
   return why ? why : "";
-}
-
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/=+-") ==
-                        std::string::npos)
-    return s;
-  std::string o = "'";
-  for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return o + "'";
 }
 
 

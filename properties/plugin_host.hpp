@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
+#include "properties/shell_quote.hpp"
 #include "properties/gate_run.hpp"
 #include "properties/plugin_library.hpp"
 
@@ -59,8 +60,5 @@ std::string run_in_child(double timeout_s, void (*body)(int fd, void* ctx), void
 // from copies of w (qgate_plugin_v2_call::repeats); ns receives the kernel's own timing of
 // those computations, or -1 where it does not time itself. "" or why the launch failed.
 std::string plugin_bench(const KernelInfo& k, const QTensor& w, const float* x, int64_t repeats, double& ns);
-
-// s as one shell word (single-quoted where it needs to be), for printed repro lines.
-std::string shell_quote(const std::string& s);
 
 }  // namespace qgate

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 #include "properties/plugin_library.hpp"
 
 namespace qgate {

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 
 namespace qgate {
 

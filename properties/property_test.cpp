@@ -9,6 +9,7 @@
 
 #include "backends/backend.hpp"
 #include "properties/catalog.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate {
 namespace {

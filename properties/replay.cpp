@@ -1,6 +1,7 @@
 #include "properties/replay.hpp"
 
 #include "backends/backend.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate {
 

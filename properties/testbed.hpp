@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 #include "oracles/verdict/verdict.hpp"
 #include "properties/gen/materialize.hpp"
 

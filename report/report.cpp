@@ -9,6 +9,7 @@
 
 #include "properties/fused_case.hpp"
 #include "report/heatmap.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate::report {
 namespace {

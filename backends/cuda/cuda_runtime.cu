@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "backends/guarded.hpp"
-#include "kernels/cuda/vendor.cuh"
+#include "backends/cuda/vendor.cuh"
 
 namespace qgate::cu {
 namespace {

@@ -3,7 +3,7 @@
 // goes to, device buffers, the guarded output mirror, and graph capture / replay.
 // No driver, no device, a bad QGATE_CUDA_DEVICE: instance() returns nullptr and says why,
 // and every CUDA test reports SKIPPED with that reason.
-// A plain C++ interface: callers never see a vendor header (kernels/cuda/vendor.cuh).
+// A plain C++ interface: callers never see a vendor header (backends/cuda/vendor.cuh).
 #pragma once
 #include <cstddef>
 #include <cstdint>

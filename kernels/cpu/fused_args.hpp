@@ -4,7 +4,7 @@
 #pragma once
 #include <cstdint>
 
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 
 namespace qgate {
 

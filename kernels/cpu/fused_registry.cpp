@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "kernels/cpu/fused.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate {
 #ifdef QGATE_HAVE_VULKAN

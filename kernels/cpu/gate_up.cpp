@@ -7,7 +7,7 @@
 
 #include "kernels/cpu/dequant.hpp"
 #include "kernels/cpu/unpack.hpp"
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 #include "kernels/mutant.hpp"
 
 namespace qgate::cpu {

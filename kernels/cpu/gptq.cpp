@@ -128,23 +128,6 @@ const char* gptq_gemm_f32(const uint8_t* w, int64_t n, int64_t k, const float* x
   return nullptr;
 }
 
-const char* gptq_q8_accepts(const QTensor& t) {
-  if (t.bytes.size() < 32) return "not a GPTQ container";
-  uint32_t h[4];
-  std::memcpy(h, t.bytes.data() + 8, 16);
-  if (h[3] & 2u) return "the W4A8 kernel needs contiguous groups (no act-order g_idx)";
-  if (h[2] % 32 != 0) return "the W4A8 kernel needs a group size that is a multiple of 32";
-  return nullptr;
-}
-
-const char* gptq_sym_accepts(const QTensor& t) {
-  if (t.bytes.size() < 32) return "not a GPTQ container";
-  uint32_t h[4];
-  std::memcpy(h, t.bytes.data() + 8, 16);
-  if (!(h[3] & 1u)) return "the symmetric W4A8 kernel folds in zero 8: it refuses a checkpoint not declared symmetric";
-  return gptq_q8_accepts(t);
-}
-
 // W4A8: activations to q8_1 (per 32), per 32-block the exact integer
 // sum (q - z) * q8 = isum - z * qsum, then acc += (s_g * d_x) * that. Depth: K/32 + 3.
 // Asymmetric W4A8 (per-group zeros): isum - z * qsum is an exact integer, so the

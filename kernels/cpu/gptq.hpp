@@ -12,6 +12,4 @@ const char* gptq_gemm_f32(const uint8_t* w, int64_t n, int64_t k, const float* x
 // Sym = true: the zero point 8 folded in as a constant (refuses non-symmetric checkpoints).
 template <bool Sym>
 const char* gptq_matvec_q8_1(const uint8_t* w, int64_t n, int64_t k, const float* x, int64_t m, void* y);
-const char* gptq_sym_accepts(const QTensor& t);
-const char* gptq_q8_accepts(const QTensor& t);
 }  // namespace qgate::cpu

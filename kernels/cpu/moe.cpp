@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "backends/guarded.hpp"
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 #include "kernels/mutant.hpp"
 
 namespace qgate {

@@ -11,6 +11,7 @@
 #include "backends/cuda/cuda_runtime.hpp"
 #include "kernels/cuda/cuda_code.hpp"
 #include "oracles/formats/gptq.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate::cuk::bench {
 namespace {

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "kernels/cuda/bench_cuda.hpp"
-#include "kernels/cuda/vendor.cuh"
+#include "backends/cuda/vendor.cuh"
 
 namespace qgate::cuk::bench {
 namespace {

@@ -11,7 +11,7 @@
 #include <functional>
 #include <string>
 
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 
 namespace qgate::cuk::bench {
 

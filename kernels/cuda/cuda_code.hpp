@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "kernels/cuda/launchers.hpp"
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 
 namespace qgate::cuk {
 

@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include "kernels/cuda/iq_tables_dev.hpp"
-#include "kernels/cuda/vendor.cuh"
+#include "backends/cuda/vendor.cuh"
 
 namespace qgate::cuk {
 

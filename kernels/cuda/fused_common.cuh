@@ -8,7 +8,7 @@
 // __syncthreads only, for any hardware wave width.
 #pragma once
 #include "kernels/cuda/fused_launchers.hpp"
-#include "kernels/cuda/vendor.cuh"
+#include "backends/cuda/vendor.cuh"
 
 namespace qgate::cuk::fused {
 

@@ -13,7 +13,7 @@
 #include "backends/guarded.hpp"
 #include "kernels/cuda/fused_launchers.hpp"
 #include "kernels/cuda/cuda_code.hpp"
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 
 namespace qgate {
 namespace cuf {

@@ -12,8 +12,9 @@
 #include "backends/cuda/cuda_runtime.hpp"
 #include "kernels/cpu/fused_args.hpp"
 #include "kernels/cuda/fused_launchers.hpp"
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 #include "kernels/mutant.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate {
 namespace cuf {

@@ -124,7 +124,7 @@ const char* launch_matvec(const KernelInfo& k, const QTensor& w, const float* x,
   if (QGATE_MUTANT_ON(cuda_crossed_nibble_lanes) && k.format == FormatId::q4_0) mv = mutant_matvec_q4_0_crossed_lanes;
   if (QGATE_MUTANT_ON(cuda_rows_past_m) && k.format == FormatId::q4_K) mv = mutant_matvec_q4_K_rows_past_m;
   if (QGATE_MUTANT_ON(cuda_grid_capped) && k.format == FormatId::q8_0) mv = mutant_matvec_q8_0_grid_capped;
-  if (QGATE_MUTANT_ON(cuda_single_k_sweep) && k.format == FormatId::q6_K) mv = mutant_matvec_q6_K_single_sweep;
+  if (QGATE_MUTANT_ON(cuda_single_k_sweep) && k.format == FormatId::q4_K) mv = mutant_matvec_q4_K_single_sweep;
 #endif
   cu::DeviceBuffer wb, xq;
   cu::GuardedMirror om;

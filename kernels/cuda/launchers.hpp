@@ -142,7 +142,7 @@ void mutant_matvec_q4_K_rows_past_m(const uint8_t*, const uint8_t*, float*, int6
                                     const IqTables&, void*);
 void mutant_matvec_q8_0_grid_capped(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t,
                                     const IqTables&, void*);
-void mutant_matvec_q6_K_single_sweep(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t,
+void mutant_matvec_q4_K_single_sweep(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t,
                                      const IqTables&, void*);
 #endif
 

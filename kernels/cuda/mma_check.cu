@@ -2,7 +2,7 @@
 // (mma_test.cpp): per tile group, the instruction form and the portable form (the HIP
 // fallback) from the same fragments.
 #include "kernels/cuda/launchers.hpp"
-#include "kernels/cuda/vendor.cuh"
+#include "backends/cuda/vendor.cuh"
 
 namespace qgate::cuk {
 namespace {

@@ -24,9 +24,9 @@ void mutant_matvec_q8_0_grid_capped(const uint8_t* w, const uint8_t* xq, float* 
 
 // The mat-vec running one pass of its K loop (kMatvecThreads chunks of 32): rows longer than
 // 4096 elements lose their tail.
-void mutant_matvec_q6_K_single_sweep(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int64_t k, int m,
+void mutant_matvec_q4_K_single_sweep(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int64_t k, int m,
                                      int64_t ldy, const IqTables& t, void* stream) {
-  launch_matvec<Fmt_q6_K, kAct_q8_K, kMutSingleSweep>(w, xq, y, n, k, m, ldy, t, stream);
+  launch_matvec<Fmt_q4_K, kAct_q8_K, kMutSingleSweep>(w, xq, y, n, k, m, ldy, t, stream);
 }
 
 // The GEMM's shared-memory tiles used without the cp.async wait and the barriers after the load.

@@ -5,9 +5,9 @@
 #include <numeric>
 #include <vector>
 
-#include "kernels/cpu/gptq.hpp"
+#include "oracles/formats/gptq.hpp"
 #include "kernels/cuda/cuda_code.hpp"
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 
 namespace qgate {
 namespace {
@@ -70,7 +70,7 @@ void add_gemm(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::C
                Tile{cuk::kGemmBM, cuk::kGemmBN, std::lcm(code.block_elems, kGemmStageK)}, 0};
   g.launch = cuk::launch_gemm;
   g.device_code = &code;
-  if (code.gptq) g.accepts = cpu::gptq_q8_accepts;  // contiguous groups, a multiple of 32
+  if (code.gptq) g.accepts = gptq::w4a8_accepts;  // contiguous groups, a multiple of 32
   v.push_back(g);
 }
 
@@ -113,7 +113,7 @@ void add_gptq(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::C
                 Precision{act, 23, gptq_matvec_depth, OutType::f32}, Tile{1, 8, 32 * cuk::kGptqMatvecKThreads}, cuk::kMatvecRows};
   mv.launch = cuk::launch_matvec;
   mv.device_code = &code;
-  mv.accepts = cpu::gptq_q8_accepts;  // contiguous groups, a multiple of 32
+  mv.accepts = gptq::w4a8_accepts;  // contiguous groups, a multiple of 32
   v.push_back(mv);
 }
 

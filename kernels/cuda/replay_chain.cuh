@@ -5,7 +5,7 @@
 #pragma once
 #include <cstdint>
 
-#include "kernels/cuda/vendor.cuh"
+#include "backends/cuda/vendor.cuh"
 
 namespace qgate::cuk {
 

@@ -26,7 +26,7 @@ foreach(kind hipcc clang)
     add_custom_command(OUTPUT ${co}
       COMMAND ${cc} ${common} ${extra} --offload-arch=${target} -c ${PROJECT_SOURCE_DIR}/kernels/hip/census_mutants.cu -o ${co}
       COMMAND ${CMAKE_COMMAND} -DNM=${QGATE_HIP_NM} -DOBJ=${co} -P ${PROJECT_SOURCE_DIR}/kernels/hip/check_code_object.cmake
-      DEPENDS ${PROJECT_SOURCE_DIR}/kernels/hip/census_mutants.cu ${PROJECT_SOURCE_DIR}/kernels/cuda/vendor.cuh
+      DEPENDS ${PROJECT_SOURCE_DIR}/kernels/hip/census_mutants.cu ${PROJECT_SOURCE_DIR}/backends/cuda/vendor.cuh
       COMMENT "HIP ${target} (${kind}): census_mutants.co" VERBATIM)
     list(APPEND mutant_objects ${co})
   endforeach()

@@ -10,7 +10,7 @@
 //    ignores the clamped duplicates). Every load issues back to back, one wait after the
 //    last: the census must pass it.
 // Both through the one vendor header, like every CUDA-dialect kernel. n >= 1.
-#include "kernels/cuda/vendor.cuh"
+#include "backends/cuda/vendor.cuh"
 
 namespace qgate::census_mutants {
 

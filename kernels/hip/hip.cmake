@@ -1,5 +1,5 @@
 # HIP (issue 7, first slice): every CUDA-dialect kernel source of kernels/cuda/ compiled as
-# HIP through the one vendor header (kernels/cuda/vendor.cuh) into AMD code objects, one
+# HIP through the one vendor header (backends/cuda/vendor.cuh) into AMD code objects, one
 # per source x target, in <build>/kernels/hip/<target>/<source>.co. Custom commands only:
 # no HIP language, nothing links these objects yet (the runtime, backends/hip, is still to
 # come), so the main build never waits for them except as one more ALL target.

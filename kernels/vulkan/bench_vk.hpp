@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string>
 
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 
 namespace qgate::vkk {
 

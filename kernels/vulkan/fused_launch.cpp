@@ -10,8 +10,9 @@
 
 #include "backends/vulkan/vk_runtime.hpp"
 #include "kernels/cpu/fused_args.hpp"
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 #include "kernels/mutant.hpp"
+#include "kernels/registry.hpp"
 
 #define QGATE_VK_FUSED_PAIR(variant, tag)               \
   extern const qgate::vk::Shader qgate_vk_##variant##_##tag; \

@@ -9,7 +9,7 @@
 
 #include "backends/guarded.hpp"
 #include "backends/vulkan/vk_runtime.hpp"
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 #include "kernels/mutant.hpp"
 #include "kernels/vulkan/launch_util.hpp"
 #include "kernels/vulkan/vk_code.hpp"

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "backends/vulkan/vk_runtime.hpp"
-#include "kernels/cpu/gptq.hpp"
-#include "kernels/kernel.hpp"
+#include "oracles/formats/gptq.hpp"
+#include "core/kernel.hpp"
 #include "kernels/vulkan/vk_code.hpp"
 #include "oracles/ops/fused_math.hpp"
 #include "oracles/formats/iq_tables.hpp"
@@ -155,7 +155,7 @@ void add_gptq(std::vector<KernelInfo>& v) {
   const Precision pq{ActQuant::q8_1, 23, gptq_q8_depth, OutType::f32, device_flushes_denormals()};
   add(v, "matmul_gptq_int4_q8_1_vk", Op::matmul, f, pq, Tile{1, 8, 32}, 8, vkk::gptq_matvec_q8, q8, needs_f64);
   add(v, "matmul_gptq_int4_q8_1_vkdot", Op::matmul, f, pq, Tile{1, 8, 32}, 8, vkk::gptq_matvec_q8, q8dot, needs_int_dot);
-  v[v.size() - 2].accepts = v.back().accepts = cpu::gptq_q8_accepts;  // contiguous groups, a multiple of 32
+  v[v.size() - 2].accepts = v.back().accepts = gptq::w4a8_accepts;  // contiguous groups, a multiple of 32
 }
 }  // namespace
 

@@ -225,3 +225,24 @@ const FormatInfo& format_gptq_int4() {
 }  // namespace formats
 
 }  // namespace qgate
+
+namespace qgate::gptq {
+
+const char* w4a8_accepts(const QTensor& t) {
+  if (t.bytes.size() < kHeaderBytes) return "not a GPTQ container";
+  uint32_t h[4];
+  std::memcpy(h, t.bytes.data() + 8, 16);
+  if (h[3] & kFlagGIdx) return "the W4A8 kernel needs contiguous groups (no act-order g_idx)";
+  if (h[2] % 32 != 0) return "the W4A8 kernel needs a group size that is a multiple of 32";
+  return nullptr;
+}
+
+const char* w4a8_sym_accepts(const QTensor& t) {
+  if (t.bytes.size() < kHeaderBytes) return "not a GPTQ container";
+  uint32_t h[4];
+  std::memcpy(h, t.bytes.data() + 8, 16);
+  if (!(h[3] & kFlagSym)) return "the symmetric W4A8 kernel folds in zero 8: it refuses a checkpoint not declared symmetric";
+  return w4a8_accepts(t);
+}
+
+}  // namespace qgate::gptq

@@ -24,6 +24,8 @@
 #include <span>
 #include <vector>
 
+#include "oracles/formats/format.hpp"
+
 namespace qgate::gptq {
 
 inline constexpr char kMagic[8] = "QGGPTQ1";
@@ -71,5 +73,11 @@ size_t container_bytes(const Params& p);
 std::vector<uint8_t> build(const Params& p, std::span<const int32_t> codes,
                            std::span<const int32_t> zeros, std::span<const uint16_t> scale_bits,
                            std::span<const int32_t> g_idx);
+
+// What the W4A8 kernels of every backend take (their AcceptsFn): contiguous groups (no
+// act-order g_idx) of a multiple of 32 elements; nullptr = accepted, else why not.
+const char* w4a8_accepts(const QTensor& t);
+// The same, and a checkpoint declared symmetric (the kernel folds in zero 8).
+const char* w4a8_sym_accepts(const QTensor& t);
 
 }  // namespace qgate::gptq

@@ -10,6 +10,7 @@
 #include "oracles/ops/contract.hpp"
 #include "properties/catalog.hpp"
 #include "tools/qgate/commands.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate::cli {
 namespace {

@@ -13,6 +13,7 @@
 
 #ifdef QGATE_HAVE_CUDA
 #include "kernels/cuda/bench_cuda.hpp"
+#include "kernels/registry.hpp"
 #endif
 
 namespace qgate::cli {

@@ -18,6 +18,7 @@
 
 #ifdef QGATE_HAVE_VULKAN
 #include "kernels/vulkan/bench_vk.hpp"
+#include "kernels/registry.hpp"
 #endif
 
 namespace qgate::cli {

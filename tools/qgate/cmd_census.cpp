@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "properties/shell_quote.hpp"
 #include "tools/census/census.hpp"
 #include "tools/qgate/commands.hpp"
 
@@ -49,12 +50,6 @@ struct Options {
   std::vector<std::string> budget_dirs;
   bool json = false, suggest = false;
 };
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 // stdout of a command; throws on a non-zero exit.
 std::string run(const std::string& cmd) {

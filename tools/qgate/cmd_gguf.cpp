@@ -5,9 +5,10 @@
 #include <iostream>
 
 #include "io/gguf/gguf.hpp"
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 #include "properties/gen/materialize.hpp"
 #include "tools/qgate/commands.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate::cli {
 namespace {

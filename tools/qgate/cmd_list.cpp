@@ -9,10 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kernels/kernel.hpp"
+#include "core/kernel.hpp"
 #include "oracles/formats/format.hpp"
 #include "backends/backend.hpp"
 #include "tools/qgate/commands.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate::cli {
 namespace {

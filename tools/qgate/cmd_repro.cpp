@@ -7,6 +7,7 @@
 #include "properties/fused_case.hpp"
 #include "properties/replay.hpp"
 #include "tools/qgate/commands.hpp"
+#include "kernels/registry.hpp"
 
 namespace qgate::cli {
 

@@ -1,10 +1,11 @@
-// A production kernel as qgate sees it: one point in format x op x backend, with the
-// precision it declares (the oracle computes exactly that math) and its tile (the
-// generators derive ragged shapes from it). Every kernel is registered once, in the
-// backend's kernels.inc; tests, listings, benchmarks and the mutant matrix iterate it.
+// The core of qgate, below kernels/ and backends/ and owned by neither: a production
+// kernel as qgate sees it, one point in format x op x backend, with the precision it
+// declares (the oracle computes exactly that math), its tile (the generators derive ragged
+// shapes from it) and its entry points. Every kernel is registered once, in the backend's
+// kernels.inc (the list: kernels/registry.hpp); tests, listings, benchmarks and the mutant
+// matrix iterate it. Only oracles/ headers are included here (tools/check_layers.sh).
 #pragma once
 #include <cstdint>
-#include <span>
 #include <string>
 #include <string_view>
 
@@ -34,8 +35,29 @@ inline const char* gate_up_rows_error(int64_t n) {
 inline constexpr Op kFusedOps[] = {Op::add_rmsnorm, Op::qk_norm_rope, Op::moe_route, Op::silu_mul, Op::attention};
 enum class BackendId : int { cpu, vulkan, cuda, hip, count };
 
-std::string_view op_name(Op o);
-std::string_view backend_name(BackendId b);
+constexpr std::string_view op_name(Op o) {
+  switch (o) {
+    case Op::dequant: return "dequant";
+    case Op::matmul: return "matmul";
+    case Op::moe_matmul: return "moe_matmul";
+    case Op::gate_up: return "gate_up";
+    case Op::add_rmsnorm: return "add_rmsnorm";
+    case Op::qk_norm_rope: return "qk_norm_rope";
+    case Op::moe_route: return "moe_route";
+    case Op::silu_mul: return "silu_mul";
+    case Op::attention: return "attention";
+  }
+  return "?";
+}
+constexpr std::string_view backend_name(BackendId b) {
+  switch (b) {
+    case BackendId::cpu: return "cpu";
+    case BackendId::vulkan: return "vulkan";
+    case BackendId::cuda: return "cuda";
+    case BackendId::hip: return "hip";
+    default: return "?";
+  }
+}
 
 struct Tile {
   int m = 1, n = 1, k = 1;  // output rows per tile (activations), weight rows per tile, k step
@@ -89,11 +111,5 @@ struct KernelInfo {
   // the first of a fresh process (the stale-state property compares against that).
   void (*restart)(const KernelInfo& k) = nullptr;
 };
-
-std::span<const KernelInfo> all_kernels();
-// Fusion and attention kernels (kernels/cpu/fused.inc), registered once there.
-std::span<const KernelInfo> fused_kernels();
-// Searches all_kernels(), then fused_kernels().
-const KernelInfo* find_kernel(std::string_view name);
 
 }  // namespace qgate
