@@ -296,7 +296,7 @@ CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string*
     case Op::add_rmsnorm: {
       Reference h, y;
       if (auto e = add_rmsnorm_ref(c.x.data(), c.res.data(), c.w.data(), s.rows, s.n, s.eps,
-                                   k.prec.depth ? k.prec.depth(s.n) : s.n, h, y, k.math))
+                                   k.prec.depth(s.n), h, y, k.math))
         return oracle_error(e);
       GuardedBuffer by(s.rows * s.n, OutType::f32), bh(s.rows * s.n, OutType::f32);
       a.rows = s.rows, a.n = s.n, a.x = c.x.data(), a.res = c.res.data(), a.w = c.w.data(), a.eps = s.eps;
@@ -346,7 +346,7 @@ CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string*
       QkRopeRef ref;
       if (auto e = qk_norm_rope_ref(c.q.data(), c.k.data(), c.v.data(), c.w_q.data(), c.w_k.data(), c.pos.data(), s.tokens,
                                     s.n_head, s.n_head_kv, s.d, s.eps, s.rope_base, s.neox,
-                                    k.prec.depth ? k.prec.depth(s.d) : s.d, ref, k.math))
+                                    k.prec.depth(s.d), ref, k.math))
         return oracle_error(e);
       const int64_t cache = s.n_head_kv * s.kv_cap * s.d;
       GuardedBuffer bq(s.tokens * s.n_head * s.d, OutType::f32), bk(cache, OutType::f32), bv(cache, OutType::f32);
@@ -385,7 +385,7 @@ CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string*
     case Op::attention: {
       Reference ref;
       AttentionShape sh{s.tokens, s.n_head, s.n_head_kv, s.d, s.kv_len, s.kv_cap, static_cast<double>(s.scale)};
-      AttentionPrecision pr{k.prec.depth ? k.prec.depth(s.d) : s.d, k.tile.k > 1 ? k.tile.k : 0, k.p_type, k.math};
+      AttentionPrecision pr{k.prec.depth(s.d), k.tile.k > 1 ? k.tile.k : 0, k.p_type, k.math};
       if (auto e = attention_ref(c.q.data(), c.k.data(), c.v.data(), sh, pr, ref)) return oracle_error(e);
       GuardedBuffer bo(s.tokens * s.n_head * s.d, OutType::f32);
       a.tokens = s.tokens, a.n_head = s.n_head, a.n_head_kv = s.n_head_kv, a.d = s.d, a.kv_len = s.kv_len;

@@ -98,22 +98,6 @@ void table_body(int fd, void* ctx) {
   wire::write_all(fd, w.b);
 }
 
-// Depth formulas as plain function pointers (Precision::depth takes no context): a pool
-// of slots, each an instantiation reading its own {a, b, c}.
-constexpr size_t kDepthSlots = 1024;
-qgate_plugin_depth g_depth[kDepthSlots];
-size_t g_depth_used = 0;
-template <size_t I>
-int64_t depth_slot(int64_t k) {
-  const qgate_plugin_depth& d = g_depth[I];
-  return d.a * ((k + d.b - 1) / d.b) + d.c;
-}
-template <size_t... I>
-constexpr std::array<int64_t (*)(int64_t), sizeof...(I)> make_slots(std::index_sequence<I...>) {
-  return {&depth_slot<I>...};
-}
-constexpr auto kDepthFns = make_slots(std::make_index_sequence<kDepthSlots>{});
-
 bool valid_name(const std::string& s) {
   if (s.empty() || s.size() > 96) return false;
   for (char c : s)
@@ -423,15 +407,13 @@ void PluginHost::load(const std::string& library, const PluginArgs& args) {
     if (!reserved_zero) { bad("reserved fields must be zero (built against a newer header?)"); continue; }
     auto bad_ulp = [](double v) { return !(v >= 0 && v <= 1e6); };
     if (bad_ulp(exp_ulp) || bad_ulp(exp_ulp_per_x) || bad_ulp(div_ulp)) { bad("math: ULP counts must be in 0..1e6"); continue; }
-    int64_t (*depth)(int64_t) = nullptr;
+    Depth depth;
     if (op != QGATE_OP_DEQUANT) {
       if (db < 1 || da < 0 || dc < 0 || da > (1 << 20) || dc > (1 << 30) || da + dc < 1) {
         bad("depth = a*ceil(k/b) + c needs b >= 1, 0 <= a <= 2^20, 0 <= c <= 2^30 and a + c >= 1");
         continue;
       }
-      if (g_depth_used == kDepthSlots) { bad("more than 1024 plugin matmul kernels in one run"); continue; }
-      g_depth[g_depth_used] = {da, db, dc};
-      depth = kDepthFns[g_depth_used++];
+      depth = Depth{da, db, dc};
     }
     PluginKernel& pk = state_.emplace_back();
     pk.library = library, pk.path = path, pk.index = i, pk.name = name, pk.args = args, pk.timeout_s = timeout_s_;

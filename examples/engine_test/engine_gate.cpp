@@ -12,8 +12,8 @@ const char* matvec_q8_0_f32_first_scale(const uint8_t*, int64_t, int64_t, const 
 
 namespace {
 
-// Each output sums K/32 block partials, each of 32 sequential terms: depth 32 + K/32.
-int64_t depth(int64_t k) { return 32 + k / 32; }
+// Each output sums K/32 block partials, each of 32 sequential terms: depth K/32 + 32.
+constexpr qgate::Depth depth{1, 32, 32};
 
 qgate::KernelInfo describe(const char* name, qgate::MatmulFn fn) {
   qgate::KernelInfo k;

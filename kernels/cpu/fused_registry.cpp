@@ -13,8 +13,8 @@ void add_cuda_fused_kernels(std::vector<KernelInfo>& v);  // kernels/cuda/fused_
 #endif
 namespace {
 
-int64_t depth_norm(int64_t n) { return (n + cpu::kNormLanes - 1) / cpu::kNormLanes + 3; }
-int64_t depth_seq(int64_t n) { return n; }
+constexpr Depth depth_norm{1, cpu::kNormLanes, 3};
+constexpr Depth depth_seq{};
 
 std::vector<KernelInfo> build() {
   std::vector<KernelInfo> v;

@@ -31,7 +31,7 @@ constexpr int64_t log2_threads() {
   return l;
 }
 // The CUDA mat-vec's declared depth (as registry_cuda.cpp's matvec_depth).
-int64_t gate_up_depth(int64_t k) { return (k / 32 + cuk::kMatvecThreads - 1) / cuk::kMatvecThreads + log2_threads() + 6; }
+constexpr Depth gate_up_depth{1, 32 * cuk::kMatvecThreads, log2_threads() + 6};
 
 struct GateUpCode {
   cuk::MatvecLaunch matvec;

@@ -189,8 +189,8 @@ const char* launch_attention(const FusedArgs& a) {
 namespace {
 
 // The block RMSNorm: ceil(n / kNormThreads) squares per thread and a kNormLevels-level tree.
-int64_t depth_block_norm(int64_t n) { return (n + kNormThreads - 1) / kNormThreads + kNormLevels; }
-int64_t depth_seq(int64_t n) { return n; }
+constexpr Depth depth_block_norm{1, kNormThreads, kNormLevels};
+constexpr Depth depth_seq{};
 
 }  // namespace
 }  // namespace cuf

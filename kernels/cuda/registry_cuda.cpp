@@ -25,14 +25,14 @@ constexpr int64_t log2_threads() {
 // GEMM walks K in stages of kGemmStage chunks.
 constexpr int kMatvecSweepK = 32 * cuk::kMatvecThreads, kGemmStageK = 32 * cuk::kGemmStage;
 
-int64_t matvec_depth(int64_t k) { return (k / 32 + cuk::kMatvecThreads - 1) / cuk::kMatvecThreads + log2_threads() + 6; }
+constexpr Depth matvec_depth{1, kMatvecSweepK, log2_threads() + 6};
 
 void add(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& code) {
   const std::string fmt(format_info(f).name);
   const int qk = format_info(f).block_elems;
   for (OutType o : {OutType::f32, OutType::f16, OutType::bf16}) {
     KernelInfo d{"dequant_" + fmt + "_" + std::string(out_name(o)) + "_cuda", Op::dequant, BackendId::cuda, f,
-                 Precision{ActQuant::none, 23, nullptr, o}, Tile{1, 1, qk}};
+                 Precision{ActQuant::none, 23, Depth{}, o}, Tile{1, 1, qk}};
     d.launch = cuk::launch_dequant;
     d.device_code = &code;
     v.push_back(d);
@@ -47,9 +47,7 @@ void add(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& 
 
 // matvec_float.cu: 32 fmas per block in sequence, ceil(k / 32 / T) blocks per thread, + 1
 // (the weight's scale product) + log2(T) tree levels.
-int64_t float_matvec_depth(int64_t k) {
-  return 32 * ((k / 32 + cuk::kMatvecThreads - 1) / cuk::kMatvecThreads) + 1 + log2_threads();
-}
+constexpr Depth float_matvec_depth{32, kMatvecSweepK, 1 + log2_threads()};
 
 void add_float_matvec(std::vector<KernelInfo>& v, FormatId f, const cuk::Code& code) {
   KernelInfo mv{"matmul_" + std::string(format_info(f).name) + "_f32_cuda", Op::matmul, BackendId::cuda, f,
@@ -62,7 +60,7 @@ void add_float_matvec(std::vector<KernelInfo>& v, FormatId f, const cuk::Code& c
 
 // gemm.cuh: one accumulation per 32-element chunk (split-K included, see there) + at most
 // 6 roundings inside a chunk, as the mat-vec; the oracle adds its 4 per-term roundings.
-int64_t gemm_depth(int64_t k) { return (k + 31) / 32 + 6; }
+constexpr Depth gemm_depth{1, 32, 6};
 
 void add_gemm(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& code) {
   KernelInfo g{"gemm_" + std::string(format_info(f).name) + "_" + std::string(act_name(act)) + "_cuda", Op::matmul,
@@ -94,17 +92,18 @@ void add_moe(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Co
 // GEMM's per-chunk arithmetic, each output's chunks spread over cuk::kGptqMatvecKThreads
 // threads (thread t: chunks t, t + kGptqMatvecKThreads, ... in order), their partial sums
 // added in a pairwise tree.
-int64_t gptq_matvec_depth(int64_t k) {
+constexpr int64_t gptq_levels() {
   int64_t levels = 0;
   while ((int64_t{1} << levels) < cuk::kGptqMatvecKThreads) ++levels;
-  return (k / 32 + cuk::kGptqMatvecKThreads - 1) / cuk::kGptqMatvecKThreads + levels + 6;
+  return levels;
 }
+constexpr Depth gptq_matvec_depth{1, 32 * cuk::kGptqMatvecKThreads, gptq_levels() + 6};
 
 void add_gptq(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& dq, const cuk::Code& code) {
   const std::string fmt(format_info(f).name);
   for (OutType o : {OutType::f32, OutType::f16, OutType::bf16}) {
     KernelInfo d{"dequant_" + fmt + "_" + std::string(out_name(o)) + "_cuda", Op::dequant, BackendId::cuda, f,
-                 Precision{ActQuant::none, 23, nullptr, o}, Tile{1, 8, 8}};
+                 Precision{ActQuant::none, 23, Depth{}, o}, Tile{1, 8, 8}};
     d.launch = cuk::launch_dequant;
     d.device_code = &dq;
     v.push_back(d);

@@ -235,8 +235,8 @@ const char* launch_attention(const FusedArgs& a) {
 namespace {
 
 // The workgroup RMSNorm: a stride of ceil(n/64) per invocation and a 6-level tree.
-int64_t depth_wg_norm(int64_t n) { return (n + 63) / 64 + 6; }
-int64_t depth_seq(int64_t n) { return n; }
+constexpr Depth depth_wg_norm{1, 64, 6};
+constexpr Depth depth_seq{};
 
 bool device_flushes_denormals() {
   std::string why;

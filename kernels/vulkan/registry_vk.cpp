@@ -54,16 +54,16 @@ const char* gate_up(const KernelInfo&, const QTensor&, const float*, int64_t, Gu
 }  // namespace vkk
 
 namespace {
-int64_t matvec_depth(int64_t k) { return 2 * ((k + 63) / 64) + 7; }
+constexpr Depth matvec_depth{2, 64, 7};
 // matvec_q8.comp: chunks per invocation + 3 (v) + 2 (scaling) + 5 (tree) + 1.
-int64_t matvec_q8_depth(int64_t k) { return (k + 1023) / 1024 + 11; }
+constexpr Depth matvec_q8_depth{1, 1024, 11};
 // gptq.comp: a K-slice's packed words in sequence, 8 fmas each, every fma possibly two
 // roundings (16 per 32 elements), + 2 (the four slices added pairwise).
-int64_t gptq_matvec_depth(int64_t k) { return 16 * ((k + 31) / 32) + 2; }
+constexpr Depth gptq_matvec_depth{16, 32, 2};
 // gptq.comp -DQ8: a slice's chunks in order + 3 (v) + 2 (scaling) + 2 (slices).
-int64_t gptq_q8_depth(int64_t k) { return (k + 127) / 128 + 7; }
+constexpr Depth gptq_q8_depth{1, 128, 7};
 // gemm_q8.comp: every chunk in sequence + 3 (v) + 2 (scaling) + 1.
-int64_t gemm_q8_depth(int64_t k) { return k / 32 + 6; }
+constexpr Depth gemm_q8_depth{1, 32, 6};
 
 // Declared per device: where f32 denormals cannot be preserved, the mat-vec says so and
 // its bound carries the flush (oracles/ops/precision.hpp); dequantization stays exact
@@ -91,7 +91,7 @@ const char* needs_int_dot(const KernelInfo& k) {
   return nullptr;
 }
 
-Precision prec_f32(OutType out, int64_t (*depth)(int64_t) = nullptr, bool flush = false) {
+Precision prec_f32(OutType out, Depth depth = {}, bool flush = false) {
   return Precision{ActQuant::none, 23, depth, out, flush};
 }
 

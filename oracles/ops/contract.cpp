@@ -63,7 +63,7 @@ DecodeError matmul_ref(const QTensor& w, const float* x, int64_t m, const Precis
   std::vector<double> off;
   if (stored_sum)
     if (auto e = offsets_per32(w, off)) return e;
-  const int64_t depth = (p.depth ? p.depth(w.k) : w.k) + 4;
+  const int64_t depth = p.depth(w.k) + 4;
   const double g = gamma(depth, p.acc_fraction_bits);
   const double uo = out_unit_roundoff(p.out);
   out.rows = m;

@@ -29,12 +29,20 @@ double out_half_min_sub(OutType o);    // absolute underflow error of the output
 double out_max_finite(OutType o);
 double out_round(double v, OutType o);  // the correctly rounded value, as a double (Inf on overflow)
 
+// The longest chain of roundings any term of an output goes through, besides the fixed
+// per-term scale roundings the oracle adds itself, as a function of K: a * ceil(K / b) + c.
+// Every kernel's depth has this form (a sequential sum over a thread's share of K, then a
+// fixed number of combining steps), the plugin ABI's too. The default {1, 1, 0} is K, a
+// plain sequential sum.
+struct Depth {
+  int64_t a = 1, b = 1, c = 0;
+  constexpr int64_t operator()(int64_t k) const { return a * ((k + b - 1) / b) + c; }
+};
+
 struct Precision {
   ActQuant act = ActQuant::none;
   int acc_fraction_bits = 23;  // accumulator: 23 = f32, 10 = f16 (declared; mutants lie here)
-  // Longest chain of roundings any term of an output goes through, besides the fixed
-  // per-term scale roundings the oracle adds itself, as a function of K.
-  int64_t (*depth)(int64_t k) = nullptr;
+  Depth depth;
   OutType out = OutType::f32;
   // The kernel runs where f32 denormals are flushed to zero (a Vulkan device without
   // shaderDenormPreserveFloat32, CUDA -ftz): every operand or result below 2^-126 may

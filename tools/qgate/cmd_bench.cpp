@@ -101,7 +101,7 @@ void add_bench(CLI::App& app) {
       std::vector<double> v, mag;
       const double t_deq = median_seconds(*reps, [&] { (void)decode_tensor(c.w, v, mag); });
       Reference ref;
-      const Precision p{ActQuant::none, 23, nullptr, OutType::f32};
+      const Precision p{ActQuant::none, 23, Depth{}, OutType::f32};
       const double t_mv = median_seconds(*reps, [&] { (void)matmul_ref(c.w, c.x.data(), 1, p, ref); });
       const double t_gemm = median_seconds(1, [&] { (void)matmul_ref(c.w, c.x.data(), *m_gemm, p, ref); });
       double t_kdeq = 0, t_kmv = 0, t_kq = 0;

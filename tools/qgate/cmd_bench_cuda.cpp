@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "tools/qgate/bench_lists.hpp"
 #include "tools/qgate/commands.hpp"
 
 #ifdef QGATE_HAVE_CUDA
@@ -17,18 +18,6 @@
 #endif
 
 namespace qgate::cli {
-namespace {
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> v;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) v.push_back(item);
-  return v;
-}
-
-}  // namespace
 
 void run_bench_cuda(const std::string& formats, const std::string& shapes, const std::string& ms, int reps,
                     double cache_mib) {
@@ -38,26 +27,14 @@ void run_bench_cuda(const std::string& formats, const std::string& shapes, const
 #else
   const Availability av = probe_backend(BackendId::cuda);
   if (!av.available) throw Failure{"bench --backend cuda skipped: " + av.reason, 77};
-  std::vector<std::pair<int64_t, int64_t>> nk;
-  for (const std::string& item : split(shapes)) {
-    long long n = 0, k = 0;
-    if (std::sscanf(item.c_str(), "%lldx%lld", &n, &k) != 2 || n < 64 || k < 256 || k % 256 || n % 64 ||
-        n > (1 << 17) || k > (1 << 17))
-      throw Failure{"--shapes: '" + item + "' is not NxK with N a multiple of 64 and K of 256 (at most 131072 each)"};
-    nk.emplace_back(n, k);
-  }
+  const std::vector<std::pair<int64_t, int64_t>> nk = parse_shapes(shapes, 64);
   std::vector<int64_t> mlist;
-  for (const std::string& item : split(ms)) {
+  for (const std::string& item : split_list(ms)) {
     const long long m = std::atoll(item.c_str());
     if (m < 1 || m > 16384) throw Failure{"--m: '" + item + "' is not an M in 1..16384"};
     mlist.push_back(m);
   }
-  std::vector<const FormatInfo*> fmts;
-  for (const std::string& item : split(formats)) {
-    const FormatInfo* f = find_format(item);
-    if (!f) throw Failure{"--format: unknown format '" + item + "'"};
-    fmts.push_back(f);
-  }
+  const std::vector<const FormatInfo*> fmts = parse_formats(formats);
   namespace cb = cuk::bench;
   cb::Timing st, mt;
   const size_t stream_bytes = size_t{2} << 30;

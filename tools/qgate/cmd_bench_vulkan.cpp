@@ -14,6 +14,7 @@
 #include "backends/backend.hpp"
 #include "properties/catalog.hpp"
 #include "properties/plugin_host.hpp"
+#include "tools/qgate/bench_lists.hpp"
 #include "tools/qgate/commands.hpp"
 
 #ifdef QGATE_HAVE_VULKAN
@@ -68,27 +69,8 @@ void run_bench_vulkan(const std::string& formats, const std::string& shapes, int
 #else
   const Availability a = probe_backend(BackendId::vulkan);
   if (!a.available) throw Failure{"bench --backend vulkan skipped: " + a.reason, 77};
-  std::vector<std::pair<int64_t, int64_t>> nk;
-  {
-    std::stringstream ss(shapes);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      long long n = 0, k = 0;
-      if (std::sscanf(item.c_str(), "%lldx%lld", &n, &k) != 2 || n < 1 || k < 256 || k % 256 || n > (1 << 17) || k > (1 << 17))
-        throw Failure{"--shapes: '" + item + "' is not NxK with K a multiple of 256 (at most 131072 each)"};
-      nk.emplace_back(n, k);
-    }
-  }
-  std::vector<const FormatInfo*> fmts;
-  {
-    std::stringstream ss(formats);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      const FormatInfo* f = find_format(item);
-      if (!f) throw Failure{"--format: unknown format '" + item + "'"};
-      fmts.push_back(f);
-    }
-  }
+  const std::vector<std::pair<int64_t, int64_t>> nk = parse_shapes(shapes, 1);
+  const std::vector<const FormatInfo*> fmts = parse_formats(formats);
   PluginHost host(plugin_timeout);
   for (const std::string& lib : plugins) host.load(lib, args);
   for (const auto& [what, why] : host.unloaded()) throw Failure{"bench --plugin: " + what + ": " + why, 1};
