@@ -30,6 +30,6 @@ if(QGATE_HAVE_HIP_RUNTIME AND QGATE_TESTS)
   target_link_libraries(qgate_hip_tests PRIVATE qgate_backends GTest::gtest GTest::gtest_main)
   target_compile_definitions(qgate_hip_tests PRIVATE
     QGATE_HIP_CENSUS_MUTANTS_DIR="${CMAKE_BINARY_DIR}/kernels/hip-census-mutants")
-  gtest_discover_tests(qgate_hip_tests PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]" LABELS hip
+  gtest_discover_tests(qgate_hip_tests NO_PRETTY_VALUES PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]" LABELS hip
                        DISCOVERY_TIMEOUT 60)
 endif()

@@ -22,12 +22,12 @@ if(QGATE_TESTS)
   include(GoogleTest)
   add_executable(qgate_quantize_act_tests_cuda ${CMAKE_CURRENT_SOURCE_DIR}/cuda/quantize_act_test.cpp)
   target_link_libraries(qgate_quantize_act_tests_cuda PRIVATE qgate_kernels qgate_backends GTest::gtest GTest::gtest_main)
-  gtest_discover_tests(qgate_quantize_act_tests_cuda PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
+  gtest_discover_tests(qgate_quantize_act_tests_cuda NO_PRETTY_VALUES PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
                        LABELS quantize_cuda DISCOVERY_TIMEOUT 60)
   # vendor.cuh's int8 tile products (instruction and portable HIP form) against their definition.
   add_executable(qgate_mma_tests_cuda ${CMAKE_CURRENT_SOURCE_DIR}/cuda/mma_test.cpp)
   target_link_libraries(qgate_mma_tests_cuda PRIVATE qgate_kernels qgate_backends GTest::gtest GTest::gtest_main)
-  gtest_discover_tests(qgate_mma_tests_cuda PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
+  gtest_discover_tests(qgate_mma_tests_cuda NO_PRETTY_VALUES PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
                        LABELS mma_cuda DISCOVERY_TIMEOUT 60)
 endif()
 
