@@ -1,4 +1,4 @@
-// The HIP runtime (issue 7): one AMD device per process (QGATE_HIP_DEVICE picks one by index
+// The HIP runtime: one AMD device per process (QGATE_HIP_DEVICE picks one by index
 // or name substring), the code objects this build compiled for its architecture
 // (<build>/kernels/hip/<gfx>/<source>.co, kernels/hip/hip.cmake) loaded as modules, device
 // buffers and module launches.

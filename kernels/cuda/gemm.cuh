@@ -575,7 +575,7 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_kernel(const GemmArgs p)
   // Step -1 only copies and decodes (stage 0); step nst - 1 only copies and multiplies.
   // With a ring of two or more slots step -1 is peeled off (groups 0 .. STAGES - 1 copied,
   // stage 0 decoded before the loop), so the loop's products run unconditionally: measured
-  // 2-3 % faster on sm_90 than the loop from -1 (PERFORMANCE.md, session 12). The AMD
+  // 2-3 % faster on sm_90 than the loop from -1 (docs/PERFORMANCE.md, CUDA prefill GEMM). The AMD
   // targets' one slot keeps the loop from -1 (one copy of the decode in the code object).
   constexpr int kFirst = G::STAGES > 1 ? 0 : -1;
 #pragma unroll 1

@@ -149,9 +149,9 @@ __device__ __forceinline__ void matvec_row(const uint8_t* __restrict__ wrow, con
 // arrive: the rows' bytes of T consecutive chunks (a "tile", whole weight blocks) are
 // copied to shared memory in 16-byte pieces (qg_async_copy16: cp.async on sm_80+), into
 // STAGES buffers, so the next tiles' copies are in flight while one tile is decoded, and
-// the six formats of issue 5 and q5_K decode a chunk with packed word operations (ChunkDecoder)
-// instead of element by element; each chunk's activation codes are read once for the
-// block's rows.
+// the formats of kMvFast (q4_0, q8_0, mxfp4, iq4_xs, q4_K, q5_K, q6_K) decode a chunk with
+// packed word operations (ChunkDecoder) instead of element by element; each chunk's
+// activation codes are read once for the block's rows.
 template <class F>
 inline constexpr bool kMvFast = std::is_same_v<F, Fmt_q4_0> || std::is_same_v<F, Fmt_q8_0> ||
                                 std::is_same_v<F, Fmt_mxfp4> || std::is_same_v<F, Fmt_iq4_xs> ||

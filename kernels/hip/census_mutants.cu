@@ -1,4 +1,4 @@
-// The census mutant and its twin (issue 7, item 5), compiled for the census only (never
+// The census mutant and its twin, compiled for the census only (never
 // linked, never launched): the same staging loop, which copies a tile of a global array into
 // shared memory before a reduction over it, written two ways.
 //  stage_predicated: a bounds predicate on each load (`if (i < n) s[j] = g[i]`). Each load

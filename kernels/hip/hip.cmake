@@ -1,8 +1,8 @@
-# HIP (issue 7, first slice): every CUDA-dialect kernel source of kernels/cuda/ compiled as
+# HIP: every CUDA-dialect kernel source of kernels/cuda/ compiled as
 # HIP through the one vendor header (backends/cuda/vendor.cuh) into AMD code objects, one
 # per source x target, in <build>/kernels/hip/<target>/<source>.co. Custom commands only:
-# no HIP language, nothing links these objects yet (the runtime, backends/hip, is still to
-# come), so the main build never waits for them except as one more ALL target.
+# no HIP language, nothing links these objects (the HIP runtime, backends/hip, loads them
+# as modules at run time), so the main build never waits for them except as one more ALL target.
 #   hipcc (Debian's ROCm 5.2, clang 15) with ROCm 5.2's device libraries: gfx90a, gfx1030.
 #   clang-19 -x hip -nogpulib with ROCm 5.2's headers: gfx1100, gfx1151, gfx1201, gfx942
 #     (no device libraries for them in Debian; QGATE_HIP_NO_DEVICE_LIBS makes vendor.cuh

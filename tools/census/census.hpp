@@ -1,4 +1,4 @@
-// The code-object census (issue 7, docs/HIP.md): what each compiled kernel costs, read from
+// The code-object census (docs/HIP.md): what each compiled kernel costs, read from
 // the compilers' own outputs, and the per-kernel budgets it is gated against. Pure parsing
 // and arithmetic on text: the qgate census command (tools/qgate/cmd_census.cpp) runs the
 // tools (llvm-readelf, llvm-objdump, nvcc/ptxas) and hands their output here, so every rule
