@@ -11,6 +11,7 @@
 #include "backends/cuda/cuda_runtime.hpp"
 #include "kernels/cuda/cuda_code.hpp"
 #include "oracles/formats/gptq.hpp"
+#include "oracles/formats/geometry.hpp"
 #include "kernels/registry.hpp"
 
 namespace qgate::cuk::bench {
@@ -52,7 +53,8 @@ std::string quantized_acts(ActQuant a, int64_t m, int64_t k, cu::DeviceBuffer& x
     if (auto e = xq.alloc(x.size() * 4); !e.empty()) return e;
     return xq.upload(x.data(), x.size() * 4);
   }
-  const size_t blk = a == ActQuant::q8_1 ? 36 : 292, per = a == ActQuant::q8_1 ? 32 : 256;
+  const size_t blk = a == ActQuant::q8_1 ? block::q8_1::bytes : block::q8_K::bytes;
+  const size_t per = a == ActQuant::q8_1 ? block::q8_1::elems : block::q8_K::elems;
   if (auto e = xq.alloc(size_t(m) * size_t(k / per) * blk); !e.empty()) return e;
   if (a == ActQuant::q8_1) quantize_q8_1(static_cast<const float*>(xf.ptr()), m, k, xq.bytes_ptr(), rt.stream());
   else quantize_q8_K(static_cast<const float*>(xf.ptr()), m, k, xq.bytes_ptr(), rt.stream());

@@ -1,7 +1,8 @@
 // Per-format block access on the device: the format axis of the CUDA kernels, one struct
 // per format (Fmt_<name>), written from the block layouts (ggml src/ggml-common.h; fp8:
 // qgate's oracles/formats/fp8.cpp). Each gives
-//   QK, BYTES, SUB         elements per block, bytes per block, elements per sub-block
+//   QK, BYTES, SUB         elements per block, bytes per block, elements per sub-block: the
+//                          format's formats.inc row (QG_GEOMETRY, oracles/formats/geometry.hpp)
 //   MIN                    the format has a per-sub-block offset (x = dsub*q - msub)
 //   code(b, i, t)          integer code of element i (|code| <= 127), integer formats
 //   dsub(b, j), msub(b, j) sub-block scale and offset, EXACT as doubles; every one is also
@@ -14,11 +15,13 @@
 #include <cstdint>
 
 #include "kernels/cuda/iq_tables_dev.hpp"
+#include "oracles/formats/geometry.hpp"
 #include "backends/cuda/vendor.cuh"
 
 namespace qgate::cuk {
 
 #define QG_DEV __device__ __forceinline__
+#define QG_GEOMETRY(G) static constexpr int QK = G::elems, BYTES = G::bytes, SUB = G::sub
 
 QG_DEV uint32_t rb(const uint8_t* b, int o) { return b[o]; }
 QG_DEV int32_t rs8(const uint8_t* b, int o) { return static_cast<int8_t>(b[o]); }
@@ -35,9 +38,9 @@ QG_DEV double rf16(const uint8_t* b, int o) { return f16_value(ru16(b, o)); }
 QG_DEV double rf32(const uint8_t* b, int o) { return double(__uint_as_float(ru32(b, o))); }
 
 // ---- legacy ----
-template <int Bytes, int Qs, int Qh, int Offset, bool Min>
+template <class G, int Qs, int Qh, int Offset, bool Min>
 struct LegacyNibbles {
-  static constexpr int QK = 32, BYTES = Bytes, SUB = 32;
+  QG_GEOMETRY(G);
   static constexpr bool MIN = Min, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables&) {
     uint32_t nib = i < 16 ? (rb(b, Qs + i) & 15) : (rb(b, Qs + i - 16) >> 4);
@@ -47,26 +50,26 @@ struct LegacyNibbles {
   QG_DEV static double dsub(const uint8_t* b, int) { return rf16(b, 0); }
   QG_DEV static double msub(const uint8_t* b, int) { return Min ? -rf16(b, 2) : 0.0; }
 };
-struct Fmt_q4_0 : LegacyNibbles<18, 2, 0, 8, false> {};
-struct Fmt_q4_1 : LegacyNibbles<20, 4, 0, 0, true> {};
-struct Fmt_q5_0 : LegacyNibbles<22, 6, 2, 16, false> {};
-struct Fmt_q5_1 : LegacyNibbles<24, 8, 4, 0, true> {};
+struct Fmt_q4_0 : LegacyNibbles<block::q4_0, 2, 0, 8, false> {};
+struct Fmt_q4_1 : LegacyNibbles<block::q4_1, 4, 0, 0, true> {};
+struct Fmt_q5_0 : LegacyNibbles<block::q5_0, 6, 2, 16, false> {};
+struct Fmt_q5_1 : LegacyNibbles<block::q5_1, 8, 4, 0, true> {};
 
 // Blocks of int8 codes after an fp16 (q8_0) or {fp16 d, fp16 s} (q8_1) header.
-template <int QkN, int Bytes, int Codes, bool F32Scale>
+template <class G, int Codes, bool F32Scale>
 struct Int8Codes {
-  static constexpr int QK = QkN, BYTES = Bytes, SUB = QkN;
+  QG_GEOMETRY(G);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables&) { return rs8(b, Codes + i); }
   QG_DEV static double dsub(const uint8_t* b, int) { return F32Scale ? rf32(b, 0) : rf16(b, 0); }
   QG_DEV static double msub(const uint8_t*, int) { return 0.0; }
 };
-struct Fmt_q8_0 : Int8Codes<32, 34, 2, false> {};
-struct Fmt_q8_1 : Int8Codes<32, 36, 4, false> {};    // activation format; s unused
-struct Fmt_q8_K : Int8Codes<256, 292, 4, true> {};   // activation format; bsums unused
+struct Fmt_q8_0 : Int8Codes<block::q8_0, 2, false> {};
+struct Fmt_q8_1 : Int8Codes<block::q8_1, 4, false> {};    // activation format; s unused
+struct Fmt_q8_K : Int8Codes<block::q8_K, 4, true> {};   // activation format; bsums unused
 
 struct Fmt_mxfp4 {  // {e8m0 e; u8 qs[16]}: code = twice the E2M1 value, dsub = 2^(e-128)
-  static constexpr int QK = 32, BYTES = 17, SUB = 32;
+  QG_GEOMETRY(block::mxfp4);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables&) {
     const uint32_t nib = i < 16 ? (rb(b, 1 + i) & 15) : (rb(b, 1 + i - 16) >> 4);
@@ -83,7 +86,7 @@ struct Fmt_mxfp4 {  // {e8m0 e; u8 qs[16]}: code = twice the E2M1 value, dsub = 
 // element 16s+j, high nibble 16s+8+j; code = twice the E2M1 value, dsub = UE4M3 / 2 =
 // (1 + m/8) 2^(e-8), or m 2^-10 for e = 0 (bit 7 ignored, 0x7F is 0): built from its bits.
 struct Fmt_nvfp4 {
-  static constexpr int QK = 64, BYTES = 36, SUB = 16;
+  QG_GEOMETRY(block::nvfp4);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables&) {
     const uint32_t byte = rb(b, 4 + 8 * (i >> 4) + (i & 7));
@@ -100,7 +103,7 @@ struct Fmt_nvfp4 {
 };
 // q1_0: {f16 d; u8 qs[16]}, 128 elements: bit i % 8 of qs[i / 8] set is +d, clear -d.
 struct Fmt_q1_0 {
-  static constexpr int QK = 128, BYTES = 18, SUB = 128;
+  QG_GEOMETRY(block::q1_0);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables&) {
     return int((rb(b, 2 + (i >> 3)) >> (i & 7)) & 1) * 2 - 1;
@@ -110,7 +113,7 @@ struct Fmt_q1_0 {
 };
 // q2_0: {f16 d; u8 qs[16]}, 64 elements: bits 2(i % 4).. of qs[i / 4], x = d (code - 1).
 struct Fmt_q2_0 {
-  static constexpr int QK = 64, BYTES = 18, SUB = 64;
+  QG_GEOMETRY(block::q2_0);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables&) {
     return int((rb(b, 2 + (i >> 2)) >> (2 * (i & 3))) & 3) - 1;
@@ -121,7 +124,7 @@ struct Fmt_q2_0 {
 
 // ---- K-quants ----
 struct Fmt_q2_K {  // {u8 scales[16]: scale | min << 4; u8 qs[64]; f16 d; f16 dmin}
-  static constexpr int QK = 256, BYTES = 84, SUB = 16;
+  QG_GEOMETRY(block::q2_K);
   static constexpr bool MIN = true, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables&) {
     const int h = i >> 7, g = (i >> 5) & 3, l = i & 31;
@@ -131,7 +134,7 @@ struct Fmt_q2_K {  // {u8 scales[16]: scale | min << 4; u8 qs[64]; f16 d; f16 dm
   QG_DEV static double msub(const uint8_t* b, int j) { return rf16(b, 82) * double(rb(b, j) >> 4); }
 };
 struct Fmt_q3_K {  // {u8 hmask[32]; u8 qs[64]; u8 scales[12]; f16 d}
-  static constexpr int QK = 256, BYTES = 110, SUB = 16;
+  QG_GEOMETRY(block::q3_K);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables&) {
     const int h = i >> 7, g = (i >> 5) & 3, l = i & 31;
@@ -146,9 +149,9 @@ struct Fmt_q3_K {  // {u8 hmask[32]; u8 qs[64]; u8 scales[12]; f16 d}
   QG_DEV static double msub(const uint8_t*, int) { return 0.0; }
 };
 // {f16 d; f16 dmin; u8 scales[12] (6-bit scale and min per 32); [q5_K: u8 qh[32]]; u8 qs[128]}
-template <int Bytes, int Qs, bool High>
+template <class G, int Qs, bool High>
 struct Q45K {
-  static constexpr int QK = 256, BYTES = Bytes, SUB = 32;
+  QG_GEOMETRY(G);
   static constexpr int QS = Qs;         // byte offset of qs[128]
   static constexpr bool HIGH = High;    // q5_K: qh[32] at byte 16, bit j of qh[l] = bit 4 of element 32 j + l
   static constexpr bool MIN = true, FLOAT = false;
@@ -168,10 +171,10 @@ struct Q45K {
   QG_DEV static double dsub(const uint8_t* b, int j) { return rf16(b, 0) * double(scale6(b, j, 0)); }
   QG_DEV static double msub(const uint8_t* b, int j) { return rf16(b, 2) * double(scale6(b, j, 1)); }
 };
-struct Fmt_q4_K : Q45K<144, 16, false> {};
-struct Fmt_q5_K : Q45K<176, 48, true> {};
+struct Fmt_q4_K : Q45K<block::q4_K, 16, false> {};
+struct Fmt_q5_K : Q45K<block::q5_K, 48, true> {};
 struct Fmt_q6_K {  // {u8 ql[128]; u8 qh[64]; i8 scales[16]; f16 d}
-  static constexpr int QK = 256, BYTES = 210, SUB = 16;
+  QG_GEOMETRY(block::q6_K);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables&) {
     const int h = i >> 7, r = (i >> 5) & 3, l = i & 31;
@@ -189,7 +192,7 @@ QG_DEV uint32_t grid8(const uint64_t* g, uint32_t row, int j) { return uint32_t(
 QG_DEV uint32_t parity_signs(uint32_t s7) { return s7 | ((__popc(s7) & 1) << 7); }  // 8th sign: parity of 7
 
 struct Fmt_iq2_xxs {  // {f16 d; per 32: 4 grid index bytes, a word: four 7-bit sign indices | scale << 28}
-  static constexpr int QK = 256, BYTES = 66, SUB = 32;
+  QG_GEOMETRY(block::iq2_xxs);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables& t) {
     const int g = i >> 3, j = i & 7;
@@ -201,7 +204,7 @@ struct Fmt_iq2_xxs {  // {f16 d; per 32: 4 grid index bytes, a word: four 7-bit 
   QG_DEV static double msub(const uint8_t*, int) { return 0.0; }
 };
 struct Fmt_iq2_xs {  // {f16 d; u16 qs[32]: 9-bit index | 7-bit sign index << 9; u8 scales[8]}
-  static constexpr int QK = 256, BYTES = 74, SUB = 16;
+  QG_GEOMETRY(block::iq2_xs);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables& t) {
     const int g = i >> 3, j = i & 7;
@@ -215,7 +218,7 @@ struct Fmt_iq2_xs {  // {f16 d; u16 qs[32]: 9-bit index | 7-bit sign index << 9;
   QG_DEV static double msub(const uint8_t*, int) { return 0.0; }
 };
 struct Fmt_iq2_s {  // {f16 d; u8 qs[32]; u8 signs[32]; u8 qh[8]; u8 scales[8]}
-  static constexpr int QK = 256, BYTES = 82, SUB = 16;
+  QG_GEOMETRY(block::iq2_s);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables& t) {
     const int g = i >> 3, j = i & 7;
@@ -229,7 +232,7 @@ struct Fmt_iq2_s {  // {f16 d; u8 qs[32]; u8 signs[32]; u8 qh[8]; u8 scales[8]}
   QG_DEV static double msub(const uint8_t*, int) { return 0.0; }
 };
 struct Fmt_iq3_xxs {  // {f16 d; u8 qs[64]: index per 4; per 32 a word: four 7-bit sign indices | scale << 28}
-  static constexpr int QK = 256, BYTES = 98, SUB = 32;
+  QG_GEOMETRY(block::iq3_xxs);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables& t) {
     const int v = int((t.iq3xxs[rb(b, 2 + (i >> 2))] >> (8 * (i & 3))) & 0xFF);
@@ -240,7 +243,7 @@ struct Fmt_iq3_xxs {  // {f16 d; u8 qs[64]: index per 4; per 32 a word: four 7-b
   QG_DEV static double msub(const uint8_t*, int) { return 0.0; }
 };
 struct Fmt_iq3_s {  // {f16 d; u8 qs[64]; u8 qh[8]; u8 signs[32]; u8 scales[4]}
-  static constexpr int QK = 256, BYTES = 110, SUB = 32;
+  QG_GEOMETRY(block::iq3_s);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables& t) {
     const int k = i >> 2;
@@ -256,7 +259,7 @@ struct Fmt_iq3_s {  // {f16 d; u8 qs[64]; u8 qh[8]; u8 signs[32]; u8 scales[4]}
 // IQ1: grid values in {-1, 0, 1}; the code folds the +-1/8 delta in: q = 8 grid +- 1.
 QG_DEV int grid1(const IqTables& t, uint32_t row, int j) { return int(int8_t(uint8_t(t.iq1s[row] >> (8 * j)))); }
 struct Fmt_iq1_s {  // {f16 d; u8 qs[32]; u16 qh[8]: index bits 8-10 per 8, scale bits 12-14, delta sign bit 15}
-  static constexpr int QK = 256, BYTES = 50, SUB = 32;
+  QG_GEOMETRY(block::iq1_s);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables& t) {
     const uint32_t h = ru16(b, 34 + 2 * (i >> 5));
@@ -269,7 +272,7 @@ struct Fmt_iq1_s {  // {f16 d; u8 qs[32]; u16 qh[8]: index bits 8-10 per 8, scal
   QG_DEV static double msub(const uint8_t*, int) { return 0.0; }
 };
 struct Fmt_iq1_m {  // {u8 qs[32]; u8 qh[16]: nibble per 8 (index bits 8-10 | delta sign << 3); u16 sc[4]: scales, d's nibbles}
-  static constexpr int QK = 256, BYTES = 56, SUB = 16;
+  QG_GEOMETRY(block::iq1_m);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables& t) {
     const int g = i >> 3;
@@ -286,7 +289,7 @@ struct Fmt_iq1_m {  // {u8 qs[32]; u8 qh[16]: nibble per 8 (index bits 8-10 | de
   QG_DEV static double msub(const uint8_t*, int) { return 0.0; }
 };
 struct Fmt_iq4_nl {  // {f16 d; u8 qs[16]} nibbles in q4_0 order, x = d * kvalues[nibble]
-  static constexpr int QK = 32, BYTES = 18, SUB = 32;
+  QG_GEOMETRY(block::iq4_nl);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables& t) {
     return t.iq4nl[(rb(b, 2 + (i & 15)) >> (4 * (i >> 4))) & 15];
@@ -295,7 +298,7 @@ struct Fmt_iq4_nl {  // {f16 d; u8 qs[16]} nibbles in q4_0 order, x = d * kvalue
   QG_DEV static double msub(const uint8_t*, int) { return 0.0; }
 };
 struct Fmt_iq4_xs {  // {f16 d; u16 scales_h; u8 scales_l[4]; u8 qs[128]}, x = d (ls - 32) kvalues[nibble]
-  static constexpr int QK = 256, BYTES = 136, SUB = 32;
+  QG_GEOMETRY(block::iq4_xs);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables& t) {
     const int r = i & 31;
@@ -348,7 +351,7 @@ QG_DEV SplitLut split_lut_iq4nl(const IqTables& t) {  // -127 .. -10 (negated), 
 
 // ---- ternary: x = d (code - 1) ----
 struct Fmt_tq1_0 {  // {u8 qs[48]; u8 qh[4]; f16 d}: base-3 digits as fractions of 256
-  static constexpr int QK = 256, BYTES = 54, SUB = 256;
+  QG_GEOMETRY(block::tq1_0);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables&) {
     int off, n;
@@ -363,7 +366,7 @@ struct Fmt_tq1_0 {  // {u8 qs[48]; u8 qh[4]; f16 d}: base-3 digits as fractions 
   QG_DEV static double msub(const uint8_t*, int) { return 0.0; }
 };
 struct Fmt_tq2_0 {  // {u8 qs[64]; f16 d}: element 128h + 32l + m is bits 2l..2l+1 of qs[32h + m]
-  static constexpr int QK = 256, BYTES = 66, SUB = 256;
+  QG_GEOMETRY(block::tq2_0);
   static constexpr bool MIN = false, FLOAT = false;
   QG_DEV static int code(const uint8_t* b, int i, const IqTables&) {
     return int((rb(b, 32 * (i >> 7) + (i & 31)) >> (2 * ((i >> 5) & 3))) & 3) - 1;
@@ -373,9 +376,9 @@ struct Fmt_tq2_0 {  // {u8 qs[64]; f16 d}: element 128h + 32l + m is bits 2l..2l
 };
 
 // ---- fp8 with an f32 scale per 32: {u32 scale bits; u8 q[32]}, x = scale * fp8(q) ----
-template <int Mant, int Bias>
+template <class G, int Mant, int Bias>
 struct Fp8Block {
-  static constexpr int QK = 32, BYTES = 36, SUB = 32;
+  QG_GEOMETRY(G);
   static constexpr bool MIN = false, FLOAT = true;
   QG_DEV static double value(const uint8_t* b, int i) {  // exact: <= 28 significant bits
     const uint32_t c = rb(b, 4 + i), ex = (c & 0x7F) >> Mant, mant = c & ((1u << Mant) - 1);
@@ -391,7 +394,7 @@ struct Fp8Block {
     return (c & 0x80) ? -v : v;
   }
 };
-struct Fmt_fp8_e4m3 : Fp8Block<3, 7> {};   // E4M3 "fn"
-struct Fmt_fp8_e5m2 : Fp8Block<2, 15> {};
+struct Fmt_fp8_e4m3 : Fp8Block<block::fp8_e4m3, 3, 7> {};   // E4M3 "fn"
+struct Fmt_fp8_e5m2 : Fp8Block<block::fp8_e5m2, 2, 15> {};
 
 }  // namespace qgate::cuk

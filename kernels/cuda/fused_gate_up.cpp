@@ -14,6 +14,7 @@
 #include "kernels/cuda/fused_launchers.hpp"
 #include "kernels/cuda/cuda_code.hpp"
 #include "core/kernel.hpp"
+#include "oracles/formats/geometry.hpp"
 
 namespace qgate {
 namespace cuf {
@@ -51,7 +52,7 @@ const char* launch_gate_up(const KernelInfo& k, const QTensor& w, const float* x
   if (!rt) return fail("cuda unavailable: " + why);
   const int64_t n = w.n / 2;
   const size_t row_bytes = static_cast<size_t>(w.k / f.block_elems) * f.block_bytes;
-  const size_t act_bytes = code.act == ActQuant::q8_1 ? 36 : 292;
+  const size_t act_bytes = code.act == ActQuant::q8_1 ? block::q8_1::bytes : block::q8_K::bytes;
   const size_t xrow = static_cast<size_t>(w.k / ab) * act_bytes;
   std::string e;
   cu::DeviceBuffer wb, xf, xq, g, u;

@@ -162,11 +162,11 @@ __global__ void gemm_pack_acts(const uint8_t* __restrict__ xq, uint8_t* __restri
   if (c < chunks) {
     const uint8_t* xb;
     if constexpr (Act == kGemmAct_q8_1) {
-      xb = xq + (r * chunks + c) * 36;
+      xb = xq + (r * chunks + c) * block::q8_1::bytes;
       d = qg_f16_bits_to_float(*reinterpret_cast<const unsigned short*>(xb));
       xb += 4;
     } else {
-      xb = xq + (r * (k / 256) + c / 8) * 292;
+      xb = xq + (r * (k / block::q8_K::elems) + c / 8) * block::q8_K::bytes;
       d = __uint_as_float(*reinterpret_cast<const uint32_t*>(xb));
       xb += 4 + 32 * (c % 8);
     }

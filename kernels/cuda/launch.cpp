@@ -13,6 +13,7 @@
 #include "kernels/cuda/cuda_code.hpp"
 #include "kernels/mutant.hpp"
 #include "oracles/formats/gptq.hpp"
+#include "oracles/formats/geometry.hpp"
 #include "oracles/formats/iq_tables.hpp"
 #include "oracles/ops/quantize_act.hpp"
 
@@ -76,7 +77,9 @@ Ready ready() {
   return r;
 }
 
-size_t act_block_bytes(ActQuant a) { return a == ActQuant::q8_1 ? 36 : a == ActQuant::none ? 4 : 292; }
+size_t act_block_bytes(ActQuant a) {
+  return a == ActQuant::q8_1 ? block::q8_1::bytes : a == ActQuant::none ? 4 : block::q8_K::bytes;
+}
 
 // x (m rows of k f32) quantized into xq on the device;
 // ActQuant::none (the float formats' mat-vec): x uploaded as it is.

@@ -69,7 +69,7 @@ __device__ __forceinline__ void matvec_row(const uint8_t* __restrict__ wrow, con
   constexpr int CPB = F::QK / 32;                  // chunks per weight block
   constexpr int L = F::SUB < 32 ? F::SUB : 32;     // elements of one sub-block in a chunk
   constexpr int SPC = 32 / L;                      // sub-blocks per chunk
-  constexpr int XBYTES = Act == kAct_q8_1 ? 36 : 292;
+  constexpr int XBYTES = Act == kAct_q8_1 ? block::q8_1::bytes : block::q8_K::bytes;
   const int tid = threadIdx.x;
   const int64_t chunks = k / 32;
 
@@ -364,7 +364,7 @@ __global__ void __launch_bounds__(kMatvecThreads, QG_MIN_BLOCKS(5))  // sm_90: <
   using G = MvGeom<F, MR>;
   using D = ChunkDecoder<F, Mut>;
   constexpr int T = kMatvecThreads, R = G::R, SPC = D::SPC, L = D::L;
-  constexpr int XBYTES = Act == kAct_q8_1 ? 36 : 292;
+  constexpr int XBYTES = Act == kAct_q8_1 ? block::q8_1::bytes : block::q8_K::bytes;
   __shared__ __align__(16) uint8_t sm[G::SMEM];
   const int tid = threadIdx.x;
   const int64_t row0 = int64_t(blockIdx.x) * R;

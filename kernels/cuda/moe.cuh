@@ -19,7 +19,8 @@ template <class F, int Act, int Mut>
 __global__ void __launch_bounds__(kMatvecThreads)
     moe_matvec_kernel(const uint8_t* __restrict__ w, const uint8_t* __restrict__ xq, const int32_t* __restrict__ ids,
                       float* __restrict__ y, int64_t n, int64_t k, int top_k, int experts, IqTables t) {
-  constexpr int XBYTES = Act == kAct_q8_1 ? 36 : 292, XQK = Act == kAct_q8_1 ? 32 : 256;
+  constexpr int XBYTES = Act == kAct_q8_1 ? block::q8_1::bytes : block::q8_K::bytes;
+  constexpr int XQK = Act == kAct_q8_1 ? block::q8_1::elems : block::q8_K::elems;
   const int64_t j = blockIdx.x, i = blockIdx.y, tok = i / top_k;
   // planted: the id of the token's next slot (an off-by-one in the slot index)
   const int64_t slot = Mut == kMoeMutWrongSlot ? tok * top_k + (i % top_k + 1) % top_k : i;

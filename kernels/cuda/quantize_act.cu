@@ -43,7 +43,7 @@ __global__ void q8_K_kernel(const float* __restrict__ x, int64_t blocks, uint8_t
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t b = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; b < blocks; b += stride) {
     const float* xb = x + b * 256;
-    uint8_t* o = out + b * 292;
+    uint8_t* o = out + b * block::q8_K::bytes;
     float amax = 0.f, max = 0.f;
     for (int i = 0; i < 256; ++i) {
       const float ax = fabsf(xb[i]);
@@ -54,7 +54,7 @@ __global__ void q8_K_kernel(const float* __restrict__ x, int64_t blocks, uint8_t
     }
     const float iscale = amax != 0.f ? -127.0f / max : 0.f;
     if (amax == 0.f || !isfinite(iscale)) {  // the oracle refuses a non-finite iscale
-      for (int i = 0; i < 292; ++i) o[i] = 0;
+      for (int i = 0; i < block::q8_K::bytes; ++i) o[i] = 0;
       continue;
     }
     put32(o, __float_as_uint(1.0f / iscale));

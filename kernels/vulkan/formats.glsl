@@ -1,6 +1,7 @@
 // Per-format block access, one branch per FMT_<name> define (the format axis of the
-// Vulkan kernels). Each defines QK (elements per block), BLOCK_BYTES, SUB (elements per
-// sub-block) and, for block byte offset b and element i:
+// Vulkan kernels). QK (elements per block), BLOCK_BYTES and SUB (elements per sub-block)
+// come from the format's formats.inc row, passed by the build (kernels/vulkan/shaders.cmake);
+// each branch defines, for block byte offset b and element i:
 //   int   qcode(b, i)    the integer code after the format's offset (integer formats)
 //   float qvalue(b, i)   the element value before scaling: float(qcode) for integer formats
 //                        (defined at the end), the element's own value for float formats
@@ -22,20 +23,14 @@
 // compile of such shaders ran past the 60 s dispatch watchdog (docs/VULKAN.md).
 
 #if defined(FMT_q4_0) || defined(FMT_q4_1) || defined(FMT_q5_0) || defined(FMT_q5_1)
-#define QK 32u
-#define SUB 32u
 #if defined(FMT_q4_0)
-#define BLOCK_BYTES 18u
 #define QS 2u
 #elif defined(FMT_q4_1)
-#define BLOCK_BYTES 20u
 #define QS 4u
 #elif defined(FMT_q5_0)
-#define BLOCK_BYTES 22u
 #define QH 2u
 #define QS 6u
 #else
-#define BLOCK_BYTES 24u
 #define QH 4u
 #define QS 8u
 #endif
@@ -83,9 +78,6 @@ uint wpack4(uint b, uint i) {
 }
 
 #elif defined(FMT_q8_0)
-#define QK 32u
-#define SUB 32u
-#define BLOCK_BYTES 34u
 int qcode(uint b, uint i) { return rs8(b + 2u + i); }
 float dsub(uint b, uint j) { return rf16(b); }
 float msub(uint b, uint j) { return 0.0; }
@@ -96,9 +88,6 @@ uint wpack4(uint b, uint i) { return ru32u(b + 2u + i); }
 void wpack8(uint b, uint i0, out uint v[8]) { ru32u_run8(b + 2u + i0, v); }
 
 #elif defined(FMT_mxfp4)
-#define QK 32u
-#define SUB 32u
-#define BLOCK_BYTES 17u
 int qcode(uint b, uint i) {
   uint nib = i < 16u ? (rb(b + 1u + i) & 15u) : (rb(b + 1u + i - 16u) >> 4u);
   // twice the E2M1 value: magnitudes 0 1 2 3 4 6 8 12, bit 3 the sign
@@ -130,9 +119,6 @@ uint value_bits(uint b, uint i) {
 }
 
 #elif defined(FMT_q2_K)
-#define QK 256u
-#define SUB 16u
-#define BLOCK_BYTES 84u
 int qcode(uint b, uint i) {  // i = 128h + 32g + l: bits 2g of qs[32h + l]
   uint h = i >> 7u, g = (i >> 5u) & 3u, l = i & 31u;
   return int((rb(b + 16u + 32u * h + l) >> (2u * g)) & 3u);
@@ -148,9 +134,6 @@ uint wpack4(uint b, uint i) {
 }
 
 #elif defined(FMT_q3_K)
-#define QK 256u
-#define SUB 16u
-#define BLOCK_BYTES 110u
 int qcode(uint b, uint i) {
   uint h = i >> 7u, g = (i >> 5u) & 3u, l = i & 31u;
   int lo = int((rb(b + 32u + 32u * h + l) >> (2u * g)) & 3u);
@@ -173,13 +156,9 @@ uint wpack4(uint b, uint i) {
 }
 
 #elif defined(FMT_q4_K) || defined(FMT_q5_K)
-#define QK 256u
-#define SUB 32u
 #if defined(FMT_q4_K)
-#define BLOCK_BYTES 144u
 #define QS 16u
 #else
-#define BLOCK_BYTES 176u
 #define QS 48u
 #endif
 // 6-bit scale (which = 0) or min (which = 1) of sub-block j from the 12 packed bytes.
@@ -247,9 +226,6 @@ void wpack8(uint b, uint i0, out uint v[8]) {
 }
 
 #elif defined(FMT_q6_K)
-#define QK 256u
-#define SUB 16u
-#define BLOCK_BYTES 210u
 int qcode(uint b, uint i) {  // i = 128h + 32r + l
   uint h = i >> 7u, r = (i >> 5u) & 3u, l = i & 31u;
   uint low = rb(b + 64u * h + 32u * (r & 1u) + l);
@@ -277,17 +253,11 @@ void wpack8(uint b, uint i0, out uint v[8]) {
 }
 
 #elif defined(FMT_q8_1)  // activation format, dequant only: {f16 d; f16 s; i8 qs[32]}, s unused
-#define QK 32u
-#define SUB 32u
-#define BLOCK_BYTES 36u
 int qcode(uint b, uint i) { return rs8(b + 4u + i); }
 float dsub(uint b, uint j) { return rf16(b); }
 float msub(uint b, uint j) { return 0.0; }
 
 #elif defined(FMT_q8_K)  // activation format, dequant only: {f32 d; i8 qs[256]; i16 bsums[16]}
-#define QK 256u
-#define SUB 256u
-#define BLOCK_BYTES 292u
 int qcode(uint b, uint i) { return rs8(b + 4u + i); }
 float dsub(uint b, uint j) { return uintBitsToFloat(ru32(b)); }
 float msub(uint b, uint j) { return 0.0; }
@@ -308,12 +278,9 @@ uint value_f16_bits(uint b, uint i) { return q8k_round(b, i, true); }
 // are exact normal f32 values: no denormal, no rounding, on any device.
 
 #elif defined(FMT_iq2_xxs) || defined(FMT_iq2_xs) || defined(FMT_iq2_s)
-#define QK 256u
 // Element i = 32 ib + 8 l + j: weight j of 8-group g = i / 8, whose grid row gives 8 byte
 // magnitudes; a sign bit per weight.
 #if defined(FMT_iq2_xxs)
-#define SUB 32u
-#define BLOCK_BYTES 66u
 layout(std430, binding = TABLE_BINDING) readonly buffer Table { uint kIq2xxsGrid[]; };
 // {f16 d; per 32: 4 grid index bytes, then a word: four 7-bit sign indices | scale << 28}
 uint iq2_row(uint b, uint g) { return rb(b + 2u + 8u * (g >> 2u) + (g & 3u)); }
@@ -321,8 +288,6 @@ uint iq2_grid(uint row, uint j) { return (kIq2xxsGrid[2u * row + (j >> 2u)] >> (
 uint iq2_signs7(uint b, uint g) { return (ru32(b + 6u + 8u * (g >> 2u)) >> (7u * (g & 3u))) & 127u; }
 uint iq2_scale(uint b, uint j) { return ru32(b + 6u + 8u * j) >> 28u; }
 #elif defined(FMT_iq2_xs)
-#define SUB 16u
-#define BLOCK_BYTES 74u
 layout(std430, binding = TABLE_BINDING) readonly buffer Table { uint kIq2xsGrid[]; };
 // {f16 d; u16 qs[32]: 9-bit grid index | 7-bit sign index << 9; u8 scales[8]: a nibble per 16}
 uint iq2_row(uint b, uint g) { return ru16(b + 2u + 2u * g) & 511u; }
@@ -330,8 +295,6 @@ uint iq2_grid(uint row, uint j) { return (kIq2xsGrid[2u * row + (j >> 2u)] >> (8
 uint iq2_signs7(uint b, uint g) { return ru16(b + 2u + 2u * g) >> 9u; }
 uint iq2_scale(uint b, uint j) { return (rb(b + 66u + (j >> 1u)) >> (4u * (j & 1u))) & 15u; }
 #else
-#define SUB 16u
-#define BLOCK_BYTES 82u
 layout(std430, binding = TABLE_BINDING) readonly buffer Table { uint kIq2sGrid[]; };
 // {f16 d; u8 qs[32] low index bits; u8 signs[32]; u8 qh[8]: index bits 8-9 of group 4ib + l
 // at bits 2l, 2l+1 of qh[ib]; u8 scales[8] as iq2_xs}. Explicit sign bytes.
@@ -354,9 +317,6 @@ float dsub(uint b, uint j) { return rf16(b) * float(2u * iq2_scale(b, j) + 1u) *
 float msub(uint b, uint j) { return 0.0; }
 
 #elif defined(FMT_iq3_xxs)
-#define QK 256u
-#define SUB 32u
-#define BLOCK_BYTES 98u
 layout(std430, binding = TABLE_BINDING) readonly buffer Table { uint kIq3xxsGrid[]; };
 // {f16 d; u8 qs[64]: a grid index per 4 weights; per 32 a word: four 7-bit sign indices
 // (one per 8 weights) | scale << 28}. x = d (0.5 + s) / 2 * grid * sign.
@@ -370,9 +330,6 @@ float dsub(uint b, uint j) { return rf16(b) * float(2u * (ru32(b + 66u + 4u * j)
 float msub(uint b, uint j) { return 0.0; }
 
 #elif defined(FMT_iq3_s)
-#define QK 256u
-#define SUB 32u
-#define BLOCK_BYTES 110u
 layout(std430, binding = TABLE_BINDING) readonly buffer Table { uint kIq3sGrid[]; };
 // {f16 d; u8 qs[64] low index bits (one index per 4 weights); u8 qh[8]: bit k of qh[ib] is
 // bit 8 of index 8ib + k; u8 signs[32]: a byte per 8 weights; u8 scales[4]: a nibble per 32}.
@@ -387,14 +344,11 @@ float dsub(uint b, uint j) { return rf16(b) * float(2u * ((rb(b + 106u + (j >> 1
 float msub(uint b, uint j) { return 0.0; }
 
 #elif defined(FMT_iq1_s) || defined(FMT_iq1_m)
-#define QK 256u
 layout(std430, binding = TABLE_BINDING) readonly buffer Table { uint kIq1sGrid[]; };
 // Grid rows are 8 int8 values in {-1, 0, 1}; x = d (2s + 1) (grid +- 1/8). The code folds the
 // delta in: q = 8 grid +- 1, dsub = d (2s + 1) / 8.
 int iq1_grid(uint row, uint j) { return int(kIq1sGrid[2u * row + (j >> 2u)] << (24u - 8u * (j & 3u))) >> 24; }
 #if defined(FMT_iq1_s)
-#define SUB 32u
-#define BLOCK_BYTES 50u
 // {f16 d; u8 qs[32] low index bits; u16 qh[8] per 32: bits 3l..3l+2 index bits 8-10 of group
 // l, bits 12-14 the scale, bit 15 the delta sign (set: -1/8)}.
 int qcode(uint b, uint i) {
@@ -404,8 +358,6 @@ int qcode(uint b, uint i) {
 }
 float dsub(uint b, uint j) { return rf16(b) * float(2u * ((ru16(b + 34u + 2u * j) >> 12u) & 7u) + 1u) * 0.125; }
 #else
-#define SUB 16u
-#define BLOCK_BYTES 56u
 // {u8 qs[32] low index bits; u8 qh[16]: a nibble per 8 weights (index bits 8-10 | delta sign
 // << 3), low nibble first; u16 sc[4]: four 3-bit scales per word (one per 16 weights) in bits
 // 0-11, and in bits 12-15 of sc[0..3] the four nibbles of d's fp16 bits, low first}.
@@ -428,16 +380,10 @@ float msub(uint b, uint j) { return 0.0; }
 layout(std430, binding = TABLE_BINDING) readonly buffer Table { uint kValuesIq4nl[]; };  // 16 int8
 int iq4_value(uint c) { return int(kValuesIq4nl[c >> 2u] << (24u - 8u * (c & 3u))) >> 24; }
 #if defined(FMT_iq4_nl)
-#define QK 32u
-#define SUB 32u
-#define BLOCK_BYTES 18u
 // {f16 d; u8 qs[16]}: nibbles in q4_0 order (low nibbles elements 0..15), x = d * kvalues[nibble].
 int qcode(uint b, uint i) { return iq4_value((rb(b + 2u + (i & 15u)) >> (4u * (i >> 4u))) & 15u); }
 float dsub(uint b, uint j) { return rf16(b); }
 #else
-#define QK 256u
-#define SUB 32u
-#define BLOCK_BYTES 136u
 // {f16 d; u16 scales_h: 2 bits per 32; u8 scales_l[4]: a nibble per 32; u8 qs[128]: 16 bytes
 // per 32 in q4_0 order}. x = d (ls - 32) kvalues[nibble], ls 6 bits.
 int qcode(uint b, uint i) {
@@ -454,9 +400,6 @@ float msub(uint b, uint j) { return 0.0; }
 // ---- Ternary: x = d (code - 1), one fp16 d per 256.
 
 #elif defined(FMT_tq1_0)
-#define QK 256u
-#define SUB 256u
-#define BLOCK_BYTES 54u
 // {u8 qs[48]; u8 qh[4]; f16 d}: a byte holds base-3 digits as a fraction of 256; digit n of
 // byte c is the top digit of (c * 3^n mod 256): ((c 3^n) & 255) * 3 >> 8. Elements 0..159: digit
 // i / 32 of qs[i % 32]; 160..239: digit of qs[32..47] per 16; 240..255: digit of qh per 4.
@@ -473,18 +416,12 @@ float dsub(uint b, uint j) { return rf16(b + 52u); }
 float msub(uint b, uint j) { return 0.0; }
 
 #elif defined(FMT_tq2_0)
-#define QK 256u
-#define SUB 256u
-#define BLOCK_BYTES 66u
 // {u8 qs[64]; f16 d}: element 128h + 32l + m is bits 2l..2l+1 of qs[32h + m].
 int qcode(uint b, uint i) { return int((rb(b + 32u * (i >> 7u) + (i & 31u)) >> (2u * ((i >> 5u) & 3u))) & 3u) - 1; }
 float dsub(uint b, uint j) { return rf16(b + 64u); }
 float msub(uint b, uint j) { return 0.0; }
 
 #elif defined(FMT_nvfp4)
-#define QK 64u
-#define SUB 16u
-#define BLOCK_BYTES 36u
 // {u8 d[4]; u8 qs[32]}: sub-block s (elements 16s..16s+15) has its codes in qs[8s..8s+7], the low
 // nibble of qs[8s+j] element 16s+j, the high nibble element 16s+8+j. code = twice the E2M1 value,
 // dsub = UE4M3(d[s]) / 2 (bit 7 ignored, 0x7F is 0): products exact in f32.
@@ -504,18 +441,12 @@ float dsub(uint b, uint j) {
 float msub(uint b, uint j) { return 0.0; }
 
 #elif defined(FMT_q1_0)
-#define QK 128u
-#define SUB 128u
-#define BLOCK_BYTES 18u
 // {f16 d; u8 qs[16]}: bit i % 8 of qs[i / 8] set is +d, clear -d.
 int qcode(uint b, uint i) { return ((rb(b + 2u + (i >> 3u)) >> (i & 7u)) & 1u) != 0u ? 1 : -1; }
 float dsub(uint b, uint j) { return rf16(b); }
 float msub(uint b, uint j) { return 0.0; }
 
 #elif defined(FMT_q2_0)
-#define QK 64u
-#define SUB 64u
-#define BLOCK_BYTES 18u
 // {f16 d; u8 qs[16]}: element i is bits 2(i % 4).. of qs[i / 4], x = d * (code - 1).
 int qcode(uint b, uint i) { return int((rb(b + 2u + (i >> 2u)) >> (2u * (i & 3u))) & 3u) - 1; }
 float dsub(uint b, uint j) { return rf16(b); }
@@ -526,9 +457,6 @@ float msub(uint b, uint j) { return 0.0; }
 // are rounded once from the exact integer product.
 
 #elif defined(FMT_fp8_e4m3) || defined(FMT_fp8_e5m2)
-#define QK 32u
-#define SUB 32u
-#define BLOCK_BYTES 36u
 #define QVALUE_FLOAT
 #if defined(FMT_fp8_e4m3)
 #define FP8_MANT 3u  // E4M3 "fn": bias 7, no Inf (0x7F/0xFF are NaN: invalid blocks)

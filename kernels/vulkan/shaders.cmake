@@ -5,17 +5,30 @@
 set(vk_src ${CMAKE_CURRENT_SOURCE_DIR}/vulkan)
 file(STRINGS ${vk_src}/kernels.inc vk_lines REGEX "^QGATE_VK_[A-Z_]*FORMAT\\(")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${vk_src}/kernels.inc)  # a new line reconfigures
+# Block geometry from the format's formats.inc row, stated nowhere else: -DQK -DSUB -DBLOCK_BYTES.
+set(vk_formats_inc ${PROJECT_SOURCE_DIR}/oracles/formats/formats.inc)
+file(STRINGS ${vk_formats_inc} vk_format_rows REGEX "^QGATE_FORMAT\\(")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${vk_formats_inc})
+foreach(row ${vk_format_rows})
+  if(row MATCHES "^QGATE_FORMAT\\(([A-Za-z0-9_]+), *-?[0-9]+, *[a-z0-9_]+, *([0-9]+), *([0-9]+), *([0-9]+)\\)")
+    if(NOT CMAKE_MATCH_2 EQUAL 0)
+      set(vk_geometry_${CMAKE_MATCH_1} "-DQK=${CMAKE_MATCH_2}u;-DSUB=${CMAKE_MATCH_3}u;-DBLOCK_BYTES=${CMAKE_MATCH_4}u")
+    endif()
+  else()
+    message(FATAL_ERROR "formats.inc: cannot read the geometry of: ${row}")
+  endif()
+endforeach()
 set(vk_shader_sources "")
 set(vk_dir ${CMAKE_CURRENT_BINARY_DIR}/vulkan/spv)
 file(MAKE_DIRECTORY ${vk_dir})
-set(vk_deps ${vk_src}/common.glsl ${vk_src}/formats.glsl ${vk_src}/q8_term.glsl
+set(vk_deps ${vk_src}/common.glsl ${vk_src}/formats.glsl ${vk_src}/q8_term.glsl ${vk_formats_inc}
             ${PROJECT_SOURCE_DIR}/cmake/embed_spirv.cmake)
 function(qgate_vk_shader comp fmt variant defines bindings push)
   set(name ${variant}_${fmt})
   set(spv ${vk_dir}/${name}.spv)
   set(cpp ${vk_dir}/${name}.cpp)
   add_custom_command(OUTPUT ${spv}
-    COMMAND ${QGATE_GLSLC} --target-env=vulkan1.2 -O -DFMT_${fmt} ${defines} -o ${spv} ${vk_src}/${comp}
+    COMMAND ${QGATE_GLSLC} --target-env=vulkan1.2 -O -DFMT_${fmt} ${vk_geometry_${fmt}} ${defines} -o ${spv} ${vk_src}/${comp}
     DEPENDS ${vk_src}/${comp} ${vk_deps} VERBATIM)
   add_custom_command(OUTPUT ${cpp}
     COMMAND ${CMAKE_COMMAND} -DIN=${spv} -DOUT=${cpp} -DSYM=qgate_vk_${name} -DNAME=${name}

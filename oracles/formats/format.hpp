@@ -12,7 +12,7 @@
 namespace qgate {
 
 enum class FormatId : int {
-#define QGATE_FORMAT(sym, ggml, family) sym,
+#define QGATE_FORMAT(sym, ggml, family, elems, sub, bytes) sym,
 #include "oracles/formats/formats.inc"
 #undef QGATE_FORMAT
   count

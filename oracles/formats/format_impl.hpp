@@ -5,11 +5,17 @@
 #include <string>
 
 #include "oracles/formats/format.hpp"
+#include "oracles/formats/geometry.hpp"
 
 namespace qgate::formats {
-#define QGATE_FORMAT(sym, ggml, family) const FormatInfo& format_##sym();
+#define QGATE_FORMAT(sym, ggml, family, elems, sub, bytes) const FormatInfo& format_##sym();
 #include "oracles/formats/formats.inc"
 #undef QGATE_FORMAT
+
+// The first five members of a FormatInfo (id, name, ggml type, elements and bytes per
+// block), taken from the format's formats.inc row, where they are stated once.
+#define QGATE_FORMAT_HEAD(sym) \
+  FormatId::sym, #sym, block::sym::ggml, block::sym::elems, block::sym::bytes
 
 inline DecodeError non_finite(const char* fmt, const char* field, unsigned bits) {
   char buf[160];

@@ -30,6 +30,8 @@ namespace {
 
 constexpr int kElems = 32;
 constexpr int kBytes = 4 + kElems;
+static_assert(kElems == block::fp8_e4m3::elems && kBytes == block::fp8_e4m3::bytes, "the layout matches the formats.inc row");
+static_assert(kElems == block::fp8_e5m2::elems && kBytes == block::fp8_e5m2::bytes, "the layout matches the formats.inc row");
 
 using Fp8Decoder = double (*)(uint8_t);
 
@@ -89,14 +91,14 @@ constexpr std::string_view kSrcE5m2 =
 }  // namespace
 
 const FormatInfo& format_fp8_e4m3() {
-  static const FormatInfo f{FormatId::fp8_e4m3, "fp8_e4m3", -1, kElems, kBytes, 256, 0, false,
+  static const FormatInfo f{QGATE_FORMAT_HEAD(fp8_e4m3), 256, 0, false,
                             kScale, kSrcE4m3, decode_e4m3, pack_fp8, unpack_fp8,
                             nullptr, valid_e4m3};
   return f;
 }
 
 const FormatInfo& format_fp8_e5m2() {
-  static const FormatInfo f{FormatId::fp8_e5m2, "fp8_e5m2", -1, kElems, kBytes, 256, 0, false,
+  static const FormatInfo f{QGATE_FORMAT_HEAD(fp8_e5m2), 256, 0, false,
                             kScale, kSrcE5m2, decode_e5m2, pack_fp8, unpack_fp8,
                             nullptr, valid_e5m2};
   return f;

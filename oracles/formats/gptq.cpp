@@ -218,7 +218,7 @@ std::vector<uint8_t> build(const Params& p, std::span<const int32_t> codes, std:
 
 namespace formats {
 const FormatInfo& format_gptq_int4() {
-  static const FormatInfo f{FormatId::gptq_int4, "gptq_int4", -1, 0, 0, 16, 8, false, {}, kSrc,
+  static const FormatInfo f{QGATE_FORMAT_HEAD(gptq_int4), 16, 8, false, {}, kSrc,
                             nullptr, nullptr, nullptr, decode_gptq};
   return f;
 }

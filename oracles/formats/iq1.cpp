@@ -101,6 +101,8 @@ void unpack_iq1_s(const uint8_t* b, BlockFields& f) {
 
 // ---- iq1_m: {u8 qs[32]; u8 qh[16]; u8 scales[8]} = 56 bytes.
 constexpr int kMBytes = 56, kMQs = 0, kMQh = 32, kMScales = 48;
+static_assert(kQK == block::iq1_s::elems && kSBytes == block::iq1_s::bytes, "the layout matches the formats.inc row");
+static_assert(kQK == block::iq1_m::elems && kMBytes == block::iq1_m::bytes, "the layout matches the formats.inc row");
 uint32_t m_word(const uint8_t* b, int w) { return le::u16(b + kMScales + 2 * w); }
 uint32_t m_nibble(const uint8_t* b, int g) { return (b[kMQh + g / 2] >> (4 * (g % 2))) & 0xF; }
 int m_index(const uint8_t* b, int g) { return b[kMQs + g] | static_cast<int>((m_nibble(b, g) & 7) << 8); }
@@ -159,7 +161,7 @@ constexpr FieldSpec kMFields[] = {{"d", FieldKind::f16, 1},
 
 const FormatInfo& format_iq1_s() {
   static const FormatInfo f = [] {
-    FormatInfo x{FormatId::iq1_s, "iq1_s", 19, 256, kSBytes, 2048, -1, false, kSFields,
+    FormatInfo x{QGATE_FORMAT_HEAD(iq1_s), 2048, -1, false, kSFields,
                  "ggml src/ggml-common.h block_iq1_s, iq1s_grid, IQ1S_DELTA; src/ggml-quants.c "
                  "dequantize_row_iq1_s",
                  decode_iq1_s, pack_iq1_s, unpack_iq1_s};
@@ -170,7 +172,7 @@ const FormatInfo& format_iq1_s() {
 }
 const FormatInfo& format_iq1_m() {
   static const FormatInfo f = [] {
-    FormatInfo x{FormatId::iq1_m, "iq1_m", 29, 256, kMBytes, 2048, -1, false, kMFields,
+    FormatInfo x{QGATE_FORMAT_HEAD(iq1_m), 2048, -1, false, kMFields,
                  "ggml src/ggml-common.h block_iq1_m, iq1m_scale_t, iq1s_grid, IQ1M_DELTA; src/ggml-quants.c "
                  "dequantize_row_iq1_m",
                  decode_iq1_m, pack_iq1_m, unpack_iq1_m};

@@ -134,6 +134,9 @@ void unpack_iq2_xs(const uint8_t* b, BlockFields& f) {
 
 // ---- iq2_s: {f16 d; u8 qs[64]; u8 qh[8]; u8 scales[8]} = 82 bytes.
 constexpr int kSBytes = 82, kSQs = 2, kSSigns = 34, kSQh = 66, kSScales = 74;
+static_assert(kQK == block::iq2_xxs::elems && kXxsBytes == block::iq2_xxs::bytes, "the layout matches the formats.inc row");
+static_assert(kQK == block::iq2_xs::elems && kXsBytes == block::iq2_xs::bytes, "the layout matches the formats.inc row");
+static_assert(kQK == block::iq2_s::elems && kSBytes == block::iq2_s::bytes, "the layout matches the formats.inc row");
 int s_index(const uint8_t* b, int g) { return b[kSQs + g] | (((b[kSQh + g / 4] >> (2 * (g % 4))) & 3) << 8); }
 
 DecodeError decode_iq2_s(const uint8_t* b, double* v, double* mag) {
@@ -182,7 +185,7 @@ constexpr FieldSpec kSFields[] = {{"d", FieldKind::f16, 1},
 
 const FormatInfo& format_iq2_xxs() {
   static const FormatInfo f = [] {
-    FormatInfo x{FormatId::iq2_xxs, "iq2_xxs", 16, 256, kXxsBytes, 256, -1, false, kXxsFields,
+    FormatInfo x{QGATE_FORMAT_HEAD(iq2_xxs), 256, -1, false, kXxsFields,
                  "ggml src/ggml-common.h block_iq2_xxs, iq2xxs_grid, ksigns_iq2xs; src/ggml-quants.c "
                  "dequantize_row_iq2_xxs",
                  decode_iq2_xxs, pack_iq2_xxs, unpack_iq2_xxs};
@@ -193,7 +196,7 @@ const FormatInfo& format_iq2_xxs() {
 }
 const FormatInfo& format_iq2_xs() {
   static const FormatInfo f = [] {
-    FormatInfo x{FormatId::iq2_xs, "iq2_xs", 17, 256, kXsBytes, 512, -1, false, kXsFields,
+    FormatInfo x{QGATE_FORMAT_HEAD(iq2_xs), 512, -1, false, kXsFields,
                  "ggml src/ggml-common.h block_iq2_xs, iq2xs_grid, ksigns_iq2xs; src/ggml-quants.c "
                  "dequantize_row_iq2_xs",
                  decode_iq2_xs, pack_iq2_xs, unpack_iq2_xs};
@@ -204,7 +207,7 @@ const FormatInfo& format_iq2_xs() {
 }
 const FormatInfo& format_iq2_s() {
   static const FormatInfo f = [] {
-    FormatInfo x{FormatId::iq2_s, "iq2_s", 22, 256, kSBytes, 1024, -1, false, kSFields,
+    FormatInfo x{QGATE_FORMAT_HEAD(iq2_s), 1024, -1, false, kSFields,
                  "ggml src/ggml-common.h block_iq2_s, iq2s_grid; src/ggml-quants.c dequantize_row_iq2_s",
                  decode_iq2_s, pack_iq2_s, unpack_iq2_s};
     x.codes_per_block = kGroups;

@@ -88,6 +88,8 @@ void unpack_iq3_xxs(const uint8_t* b, BlockFields& f) {
 
 // ---- iq3_s
 constexpr int kSBytes = 110, kSD = 0, kSQs = 2, kSQh = 66, kSSigns = 74, kSScales = 106;
+static_assert(kQK == block::iq3_xxs::elems && kXxsBytes == block::iq3_xxs::bytes, "the layout matches the formats.inc row");
+static_assert(kQK == block::iq3_s::elems && kSBytes == block::iq3_s::bytes, "the layout matches the formats.inc row");
 
 int s_code(const uint8_t* b, int c) { return b[kSQs + c] | (((b[kSQh + c / 8] >> (c % 8)) & 1) << 8); }
 int s_scale(const uint8_t* b, int ib) { return (b[kSScales + ib / 2] >> (4 * (ib % 2))) & 0xF; }
@@ -137,7 +139,7 @@ constexpr FieldSpec kSFields[] = {{"d", FieldKind::f16, 1},
 
 const FormatInfo& format_iq3_xxs() {
   static const FormatInfo f = [] {
-    FormatInfo x{FormatId::iq3_xxs, "iq3_xxs", 18, kQK, kXxsBytes, 256, -1, false, kXxsFields,
+    FormatInfo x{QGATE_FORMAT_HEAD(iq3_xxs), 256, -1, false, kXxsFields,
                  "ggml src/ggml-common.h block_iq3_xxs, iq3xxs_grid, ksigns_iq2xs; "
                  "src/ggml-quants.c dequantize_row_iq3_xxs",
                  decode_iq3_xxs, pack_iq3_xxs, unpack_iq3_xxs};
@@ -148,7 +150,7 @@ const FormatInfo& format_iq3_xxs() {
 }
 const FormatInfo& format_iq3_s() {
   static const FormatInfo f = [] {
-    FormatInfo x{FormatId::iq3_s, "iq3_s", 21, kQK, kSBytes, 512, -1, false, kSFields,
+    FormatInfo x{QGATE_FORMAT_HEAD(iq3_s), 512, -1, false, kSFields,
                  "ggml src/ggml-common.h block_iq3_s, iq3s_grid; src/ggml-quants.c dequantize_row_iq3_s",
                  decode_iq3_s, pack_iq3_s, unpack_iq3_s};
     x.codes_per_block = kGroups;

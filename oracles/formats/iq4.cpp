@@ -60,6 +60,8 @@ void unpack_iq4_nl(const uint8_t* b, BlockFields& f) {
 
 // ---- iq4_xs: {f16 d; u16 scales_h; u8 scales_l[4]; u8 qs[128]} = 136 bytes.
 constexpr int kXsD = 0, kXsScalesH = 2, kXsScalesL = 4, kXsQs = 8, kXsBytes = 136, kXsElems = 256;
+static_assert(kNlElems == block::iq4_nl::elems && kNlBytes == block::iq4_nl::bytes, "the layout matches the formats.inc row");
+static_assert(kXsElems == block::iq4_xs::elems && kXsBytes == block::iq4_xs::bytes, "the layout matches the formats.inc row");
 int xs_code(const uint8_t* qs, int e) {
   const int ib = e / 32, l = e % 32;
   return (qs[16 * ib + l % 16] >> (l < 16 ? 0 : 4)) & 0xF;
@@ -109,14 +111,14 @@ constexpr FieldSpec kXsFields[] = {{"d", FieldKind::f16, 1}, {"scales", FieldKin
 }  // namespace
 
 const FormatInfo& format_iq4_nl() {
-  static const FormatInfo f{FormatId::iq4_nl, "iq4_nl", 20, kNlElems, kNlBytes, 16, -1, false, kNlFields,
+  static const FormatInfo f{QGATE_FORMAT_HEAD(iq4_nl), 16, -1, false, kNlFields,
                             "ggml src/ggml-common.h block_iq4_nl, kvalues_iq4nl; src/ggml-quants.c "
                             "dequantize_row_iq4_nl",
                             decode_iq4_nl, pack_iq4_nl, unpack_iq4_nl};
   return f;
 }
 const FormatInfo& format_iq4_xs() {
-  static const FormatInfo f{FormatId::iq4_xs, "iq4_xs", 23, kXsElems, kXsBytes, 16, -1, false, kXsFields,
+  static const FormatInfo f{QGATE_FORMAT_HEAD(iq4_xs), 16, -1, false, kXsFields,
                             "ggml src/ggml-common.h block_iq4_xs, kvalues_iq4nl; src/ggml-quants.c "
                             "dequantize_row_iq4_xs",
                             decode_iq4_xs, pack_iq4_xs, unpack_iq4_xs};

@@ -136,27 +136,27 @@ constexpr std::string_view kSrc = "ggml src/ggml-common.h block_q*, src/ggml-qua
 }  // namespace
 
 const FormatInfo& format_q4_0() {
-  static const FormatInfo f{FormatId::q4_0, "q4_0", 2, 32, 18, 16, 8, false, kD, kSrc,
+  static const FormatInfo f{QGATE_FORMAT_HEAD(q4_0), 16, 8, false, kD, kSrc,
                             decode_q4_0, pack_q4_0, unpack_q4_0};
   return f;
 }
 const FormatInfo& format_q4_1() {
-  static const FormatInfo f{FormatId::q4_1, "q4_1", 3, 32, 20, 16, 0, false, kDM, kSrc,
+  static const FormatInfo f{QGATE_FORMAT_HEAD(q4_1), 16, 0, false, kDM, kSrc,
                             decode_q4_1, pack_q4_1, unpack_q4_1};
   return f;
 }
 const FormatInfo& format_q5_0() {
-  static const FormatInfo f{FormatId::q5_0, "q5_0", 6, 32, 22, 32, 16, false, kD, kSrc,
+  static const FormatInfo f{QGATE_FORMAT_HEAD(q5_0), 32, 16, false, kD, kSrc,
                             decode_q5_0, pack_q5_0, unpack_q5_0};
   return f;
 }
 const FormatInfo& format_q5_1() {
-  static const FormatInfo f{FormatId::q5_1, "q5_1", 7, 32, 24, 32, 0, false, kDM, kSrc,
+  static const FormatInfo f{QGATE_FORMAT_HEAD(q5_1), 32, 0, false, kDM, kSrc,
                             decode_q5_1, pack_q5_1, unpack_q5_1};
   return f;
 }
 const FormatInfo& format_q8_0() {
-  static const FormatInfo f{FormatId::q8_0, "q8_0", 8, 32, 34, 256, 128, false, kD, kSrc,
+  static const FormatInfo f{QGATE_FORMAT_HEAD(q8_0), 256, 128, false, kD, kSrc,
                             decode_q8_0, pack_q8_0, unpack_q8_0};
   return f;
 }

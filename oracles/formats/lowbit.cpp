@@ -69,12 +69,12 @@ constexpr std::string_view kSrc2 = "ggml src/ggml-common.h block_q2_0, src/ggml-
 }  // namespace
 
 const FormatInfo& format_q1_0() {
-  static const FormatInfo f{FormatId::q1_0, "q1_0", 41, 128, 18, 2, -1, false, kD, kSrc1,
+  static const FormatInfo f{QGATE_FORMAT_HEAD(q1_0), 2, -1, false, kD, kSrc1,
                             decode_q1_0, pack_q1_0, unpack_q1_0};
   return f;
 }
 const FormatInfo& format_q2_0() {
-  static const FormatInfo f{FormatId::q2_0, "q2_0", 42, 64, 18, 4, 1, false, kD, kSrc2,
+  static const FormatInfo f{QGATE_FORMAT_HEAD(q2_0), 4, 1, false, kD, kSrc2,
                             decode_q2_0, pack_q2_0, unpack_q2_0};
   return f;
 }

@@ -25,6 +25,7 @@ namespace {
 
 constexpr int kElems = 32;
 constexpr int kBytes = 17;
+static_assert(kElems == block::mxfp4::elems && kBytes == block::mxfp4::bytes, "the layout matches the formats.inc row");
 
 int nibble_code(const uint8_t* qs, int i) { return i < 16 ? (qs[i] & 0xF) : (qs[i - 16] >> 4); }
 
@@ -59,7 +60,7 @@ constexpr std::string_view kSrc =
 }  // namespace
 
 const FormatInfo& format_mxfp4() {
-  static const FormatInfo f{FormatId::mxfp4, "mxfp4", 39, kElems, kBytes, 16, 0, false, kE, kSrc,
+  static const FormatInfo f{QGATE_FORMAT_HEAD(mxfp4), 16, 0, false, kE, kSrc,
                             decode_mxfp4, pack_mxfp4, unpack_mxfp4};
   return f;
 }

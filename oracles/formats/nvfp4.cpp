@@ -21,6 +21,7 @@ namespace {
 
 constexpr int kElems = 64;
 constexpr int kBytes = 36;
+static_assert(kElems == block::nvfp4::elems && kBytes == block::nvfp4::bytes, "the layout matches the formats.inc row");
 
 int nvfp4_code(const uint8_t* qs, int i) {
   const int s = i / 16, j = i % 16;
@@ -59,7 +60,7 @@ constexpr std::string_view kSrc =
 }  // namespace
 
 const FormatInfo& format_nvfp4() {
-  static const FormatInfo f{FormatId::nvfp4, "nvfp4", 40, kElems, kBytes, 16, 0, false, kD, kSrc,
+  static const FormatInfo f{QGATE_FORMAT_HEAD(nvfp4), 16, 0, false, kD, kSrc,
                             decode_nvfp4, pack_nvfp4, unpack_nvfp4};
   return f;
 }

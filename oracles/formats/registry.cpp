@@ -8,7 +8,7 @@ namespace qgate {
 
 std::span<const FormatInfo* const> all_formats() {
   static const std::array<const FormatInfo*, static_cast<size_t>(FormatId::count)> table = {
-#define QGATE_FORMAT(sym, ggml, family) &formats::format_##sym(),
+#define QGATE_FORMAT(sym, ggml, family, elems, sub, bytes) &formats::format_##sym(),
 #include "oracles/formats/formats.inc"
 #undef QGATE_FORMAT
   };

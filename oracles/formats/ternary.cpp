@@ -111,6 +111,8 @@ void unpack_tq1_0(const uint8_t* b, BlockFields& f) {
 
 // ---- tq2_0
 constexpr int kT2Qs = 0, kT2D = 64, kT2Bytes = 66;
+static_assert(kQK == block::tq1_0::elems && kT1Bytes == block::tq1_0::bytes, "the layout matches the formats.inc row");
+static_assert(kQK == block::tq2_0::elems && kT2Bytes == block::tq2_0::bytes, "the layout matches the formats.inc row");
 int t2_index(int e) { return kT2Qs + 32 * (e / 128) + e % 32; }
 int t2_shift(int e) { return 2 * (e / 32 % 4); }
 int t2_code(const uint8_t* b, int e) { return (b[t2_index(e)] >> t2_shift(e)) & 3; }
@@ -141,7 +143,7 @@ constexpr FieldSpec kT2Fields[] = {{"d", FieldKind::f16, 1}};
 }  // namespace
 
 const FormatInfo& format_tq1_0() {
-  static const FormatInfo f{FormatId::tq1_0, "tq1_0", 34, kQK, kT1Bytes, 3, 1, false, kT1Fields,
+  static const FormatInfo f{QGATE_FORMAT_HEAD(tq1_0), 3, 1, false, kT1Fields,
                             "ggml src/ggml-common.h block_tq1_0; src/ggml-quants.c dequantize_row_tq1_0, "
                             "quantize_row_tq1_0_ref",
                             decode_tq1_0, pack_tq1_0, unpack_tq1_0};
@@ -149,7 +151,7 @@ const FormatInfo& format_tq1_0() {
 }
 const FormatInfo& format_tq2_0() {
   static const FormatInfo f = [] {
-    FormatInfo x{FormatId::tq2_0, "tq2_0", 35, kQK, kT2Bytes, 4, 1, false, kT2Fields,
+    FormatInfo x{QGATE_FORMAT_HEAD(tq2_0), 4, 1, false, kT2Fields,
                  "ggml src/ggml-common.h block_tq2_0; src/ggml-quants.c dequantize_row_tq2_0",
                  decode_tq2_0, pack_tq2_0, unpack_tq2_0};
     x.code_valid = tq2_0_code_valid;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "oracles/formats/bytes.hpp"
+#include "oracles/formats/geometry.hpp"
 #include "oracles/formats/scalar.hpp"
 
 namespace qgate {
@@ -108,7 +109,7 @@ DecodeError matmul_ref(const QTensor& w, const float* x, int64_t m, const Precis
               return {"matmul: q8_1s16 needs one offset per 32 elements; " + std::string(w.fmt->name) + " row " +
                       std::to_string(n) + " block " + std::to_string(b) + " has several"};
           if (c == 0) continue;
-          const uint8_t* blk = xa.blocks.data() + (i * (w.k / 32) + b) * 36;
+          const uint8_t* blk = xa.blocks.data() + (i * (w.k / 32) + b) * block::q8_1::bytes;
           const double sb = scalar::from_f16(le::u16(blk + 2)), dq = scalar::from_f16(le::u16(blk));
           add_product(-c, sb);
           s += std::fabs(c) * std::fabs(sb);

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "oracles/formats/bytes.hpp"
+#include "oracles/formats/geometry.hpp"
 #include "oracles/formats/scalar.hpp"
 
 namespace qgate {
@@ -30,7 +31,7 @@ bool near_half(double t) {
 // fp16 d, 32 codes); both as ggml's reference quantizers.
 void quantize_q8_row(const float* x, int64_t k, bool with_sum, uint8_t* out, double* val, double* tie,
                      int64_t& ties, std::string& error) {
-  const int64_t bytes = with_sum ? 36 : 34, qs = with_sum ? 4 : 2;
+  const int64_t bytes = with_sum ? block::q8_1::bytes : block::q8_0::bytes, qs = with_sum ? 4 : 2;
   const char* name = with_sum ? "q8_1" : "q8_0";
   for (int64_t b = 0; b < k / 32; ++b) {
     const float* xb = x + b * 32;
@@ -71,16 +72,16 @@ void quantize_q8_K_row(const float* x, int64_t k, uint8_t* out, double* val, dou
       const double ax = std::fabs(static_cast<double>(xb[i]));
       if (ax > amax) { amax = ax; max = xb[i]; }
     }
-    uint8_t* blk = out + b * 292;
+    uint8_t* blk = out + b * block::q8_K::bytes;
     if (amax == 0) {
-      for (int i = 0; i < 292; ++i) blk[i] = 0;
+      for (int i = 0; i < block::q8_K::bytes; ++i) blk[i] = 0;
       for (int i = 0; i < 256; ++i) { val[b * 256 + i] = 0; tie[b * 256 + i] = 0; }
       continue;
     }
     const double iscale = f32(-127.0 / max);
     if (!std::isfinite(iscale)) {  // ggml asserts here; qgate refuses the input instead
       if (error.empty()) error = "q8_K activation iscale = -127/max overflows f32 (|max| = " + std::to_string(amax) + ")";
-      for (int i = 0; i < 292; ++i) blk[i] = 0;
+      for (int i = 0; i < block::q8_K::bytes; ++i) blk[i] = 0;
       for (int i = 0; i < 256; ++i) { val[b * 256 + i] = 0; tie[b * 256 + i] = 0; }
       continue;
     }
@@ -158,7 +159,7 @@ QuantizedActs quantize_act_ref(ActQuant a, const float* x, int64_t m, int64_t k)
       break;
     case ActQuant::q8_1: case ActQuant::q8_1_s16: case ActQuant::q8_0: {
       const bool sum = a != ActQuant::q8_0;
-      const int64_t bytes = sum ? 36 : 34;
+      const int64_t bytes = sum ? block::q8_1::bytes : block::q8_0::bytes;
       r.blocks.resize(static_cast<size_t>(m * (k / 32) * bytes));
       for (int64_t row = 0; row < m; ++row)
         quantize_q8_row(x + row * k, k, sum, r.blocks.data() + row * (k / 32) * bytes, r.value.data() + row * k,
@@ -166,9 +167,9 @@ QuantizedActs quantize_act_ref(ActQuant a, const float* x, int64_t m, int64_t k)
       break;
     }
     case ActQuant::q8_K:
-      r.blocks.resize(static_cast<size_t>(m * (k / 256) * 292));
+      r.blocks.resize(static_cast<size_t>(m * (k / block::q8_K::elems) * block::q8_K::bytes));
       for (int64_t row = 0; row < m; ++row)
-        quantize_q8_K_row(x + row * k, k, r.blocks.data() + row * (k / 256) * 292, r.value.data() + row * k,
+        quantize_q8_K_row(x + row * k, k, r.blocks.data() + row * (k / block::q8_K::elems) * block::q8_K::bytes, r.value.data() + row * k,
                           r.tie_step.data() + row * k, r.ties, r.error);
       break;
     case ActQuant::fp8_e4m3_token:
