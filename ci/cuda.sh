@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CUDA run on the GPU machine (shared/docs/DEVICE.md, docs/CUDA.md): binaries built here
+# The CUDA run on the GPU machine (docs/CUDA.md): binaries built here
 # for sm_90 and copied into build-cuda-device/ (ci/cuda.sh --pack BUILD_DIR), run there.
 #   ci/cuda.sh --pack build/h-cuda     here: stripped test binaries, qgate, qgate-mutants, the
 #                                      example plugins (CUDA, Vulkan, engine-style CPU) and the two
@@ -116,7 +116,7 @@ plugins() {
   [ $? -eq 1 ] || rc=1
   "$d/qgate" gate --plugin "$d/libqgate_plugin_engine.so" --plugin-arg threads=8 > "$out/plugin_engine.txt" 2>&1
   [ $? -eq 1 ] || rc=1
-  # Vulkan: needs the loader (shared/docs/DEVICE.md); skipped kernels count as a failure here
+  # Vulkan: needs the carried loader (ci/device-vulkan.sh); skipped kernels count as a failure here
   "$d/qgate" gate --plugin "$d/libqgate_plugin_vulkan.so" > "$out/plugin_vulkan.txt" 2>&1
   [ $? -eq 1 ] || rc=1
   for f in "$out/plugin_cuda.txt" "$out/plugin_engine.txt" "$out/plugin_vulkan.txt"; do

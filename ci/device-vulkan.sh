@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Vulkan run on the GPU machine (shared/docs/DEVICE.md): binaries built here and copied
+# The Vulkan run on the GPU machine: binaries built here and copied
 # into build-device/ (ci/device-vulkan.sh --pack), the Debian Vulkan loader in .gl/.
 # There: unpack the loader, then the Vulkan property and mutant tests, the gate, the replay
 # probe and the mat-vec benchmark; logs go to $OUT (or ./device-out).

@@ -1,6 +1,6 @@
 // Activation formats, decodable like any other: q8_1 (GPU mmvq and CPU q4_1/q5_1 pairing)
 // and q8_K (CPU K-quant dot products). Layouts: ggml src/ggml-common.h block_q8_1,
-// block_q8_K; see shared/reference/quant-formats.md §2, §3.1, §6. How activations are
+// block_q8_K. How activations are
 // quantized INTO these formats is declared math of a kernel: oracles/ops/quantize_act.
 #include <cmath>
 #include <cstring>

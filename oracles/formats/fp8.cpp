@@ -1,6 +1,6 @@
 // FP8 weights with a binary32 scale per 32-element block: fp8_e4m3 (OCP E4M3 "fn") and
-// fp8_e5m2 (OCP E5M2). Neither is a GGUF type. Element encodings: shared/reference/
-// quant-formats.md §8; decoders in scalar.hpp.
+// fp8_e5m2 (OCP E5M2). Neither is a GGUF type. Element encodings: OCP 8-bit
+// floating point (OFP8) E4M3 and E5M2; decoders in scalar.hpp.
 //
 // The block layout is qgate's choice, not an external standard:
 //   {u32 scale (binary32 bits, little-endian); u8 q[32]}  = 36 bytes, 9 bits/weight

@@ -1,5 +1,5 @@
 // GPTQ / AutoRound int4, auto_gptq "v1" packing, as a tensor-level format (gptq_int4).
-// Container layout: gptq.hpp. See shared/reference/quant-formats.md §9.
+// Container layout: gptq.hpp.
 //
 // Facts checked against the sources (stored snapshots, commit in brackets):
 //  - AutoGPTQ/AutoGPTQ auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py [179776bd]:

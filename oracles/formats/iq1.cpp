@@ -2,7 +2,7 @@
 // Layouts: ggml src/ggml-common.h (block_iq1_s, block_iq1_m, iq1m_scale_t); values: ggml
 // src/ggml-quants.c dequantize_row_iq1_s / dequantize_row_iq1_m (checked at
 // ggml-org/llama.cpp @ 01243c587feceaa5d6a6c2305535ef2f549c48b8). Table: iq1s_grid
-// (iq_tables.hpp, transcribed in iq1_tables.cpp). See shared/reference/quant-formats.md §5.
+// (iq_tables.hpp, transcribed in iq1_tables.cpp).
 //
 // Every element e (0..255) is decoded on its own. Notation: group g = e/8 (8 weights share
 // one 11-bit grid index), lane j = e%8, sub-block ib = e/32 = g/4, l = g%4.

@@ -1,7 +1,7 @@
 // GGUF 2-bit codebook quants, 256-element super-blocks: iq2_xxs, iq2_xs, iq2_s.
 // Layouts: ggml src/ggml-common.h (block_iq2_xxs, block_iq2_xs, block_iq2_s); values: ggml
 // src/ggml-quants.c dequantize_row_iq2_xxs / _xs / _s. Tables: iq_tables.hpp (transcribed
-// in iq2_tables.cpp). See shared/reference/quant-formats.md §5.
+// in iq2_tables.cpp).
 //
 // Every element e (0..255) is decoded on its own. Notation: group g = e/8 (8 weights share
 // one grid index and one sign byte), lane j = e%8, sub-block ib = e/32 = g/4, l = g%4.

@@ -1,7 +1,7 @@
 // IQ3 codebook quants, 256-element super-blocks: iq3_xxs and iq3_s.
 // Layouts: ggml src/ggml-common.h (block_iq3_xxs, block_iq3_s); values: ggml
 // src/ggml-quants.c dequantize_row_iq3_xxs / dequantize_row_iq3_s; grids and the
-// ksigns_iq2xs sign table in iq_tables.hpp. See shared/reference/quant-formats.md §5.
+// ksigns_iq2xs sign table in iq_tables.hpp.
 //
 // Both formats split the block into 8 sub-blocks of 32 elements (ib = e/32) and 64 groups of
 // 4 elements: group c = e/4 takes its 4 unsigned magnitudes from one grid entry, element

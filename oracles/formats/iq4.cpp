@@ -1,8 +1,7 @@
 // IQ4 non-linear 4-bit formats: iq4_nl (32-element blocks) and iq4_xs (256-element
 // super-blocks with 6-bit sub-block scales). Layouts: ggml src/ggml-common.h (block_iq4_nl,
 // block_iq4_xs); values: src/ggml-quants.c dequantize_row_iq4_nl / dequantize_row_iq4_xs;
-// codebook kvalues_iq4nl (oracles/formats/iq4_tables.cpp). See
-// shared/reference/quant-formats.md §5.2.
+// codebook kvalues_iq4nl (oracles/formats/iq4_tables.cpp).
 //
 // A code is one element's 4-bit index into kvalues_iq4nl (codes_per_block 0, 16 levels).
 // No table value is 0 (the nearest are 1 and -10), so there is no zero code.

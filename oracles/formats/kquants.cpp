@@ -1,7 +1,6 @@
 // GGUF K-quants, 256-element super-blocks: q2_K, q3_K, q4_K, q5_K, q6_K.
 // Layouts: ggml src/ggml-common.h (block_q2_K ... block_q6_K); values: ggml
-// src/ggml-quants.c dequantize_row_q*_K and get_scale_min_k4. See
-// shared/reference/quant-formats.md §3.
+// src/ggml-quants.c dequantize_row_q*_K and get_scale_min_k4.
 //
 // Each element e (0..255) is decoded on its own from the index formulas, not by replaying
 // ggml's chunked loops (the golden tests compare the two readings bit for bit):

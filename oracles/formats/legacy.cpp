@@ -1,6 +1,6 @@
 // GGUF legacy 32-element blocks: q4_0, q4_1, q5_0, q5_1, q8_0.
 // Layouts: ggml src/ggml-common.h (block_q4_0 ... block_q8_0); values: ggml
-// src/ggml-quants.c dequantize_row_q*. See shared/reference/quant-formats.md §2.
+// src/ggml-quants.c dequantize_row_q*.
 //
 // Element i of a block (0..31): the 4-bit code is the low nibble of qs[i] for i < 16 and
 // the high nibble of qs[i-16] for i >= 16; q5 adds bit i of the little-endian qh word.

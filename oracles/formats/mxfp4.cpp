@@ -1,6 +1,6 @@
 // OCP microscaling FP4 (MXFP4), GGUF type 39: {u8 e; u8 qs[16]}, 32 elements, 17 bytes.
 // Layout: ggml src/ggml-common.h block_mxfp4; values: ggml src/ggml-quants.c
-// dequantize_row_mxfp4. See shared/reference/quant-formats.md §5.3 and §7.
+// dequantize_row_mxfp4.
 //
 // Element i (0..31): the 4-bit E2M1 code is the low nibble of qs[i] for i < 16 and the
 // high nibble of qs[i-16] for i >= 16 (the q4_0 order). x_i = E2M1(code) * 2^(e-127).

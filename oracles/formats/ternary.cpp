@@ -1,7 +1,7 @@
 // Ternary formats (BitNet b1.58 / TriLM): tq1_0 (base-3 packed, 1.6875 bpw) and tq2_0
 // (2 bits per element). Layouts: ggml src/ggml-common.h (block_tq1_0, block_tq2_0); values:
 // src/ggml-quants.c dequantize_row_tq1_0 / dequantize_row_tq2_0, packing from
-// quantize_row_tq1_0_ref. See shared/reference/quant-formats.md §4.
+// quantize_row_tq1_0_ref.
 //
 // Codes are per element: x = d * (code - 1).
 //

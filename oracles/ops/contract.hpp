@@ -2,7 +2,7 @@
 // activation after the kernel's declared quantization, computed in fp64 with a
 // per-element bound on how far a correct kernel with the declared precision may land.
 //
-// Bound (shared/reference/bounds.md): with S = sum_k mag_w[n][k] * |x'[m][k]|,
+// Bound: with S = sum_k mag_w[n][k] * |x'[m][k]|,
 //   bound = gamma_{L+4}(u_acc) * S                        accumulation + per-term roundings
 //         + u_out * (|y| + gamma*S) + out_underflow        output rounding
 //         + 4K * 2^-149                                    f32 underflow in products/scales
