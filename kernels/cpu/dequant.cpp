@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include "kernels/cpu/convert.hpp"
-#include "kernels/cpu/instantiate.hpp"
 #include "kernels/mutant.hpp"
 
 namespace qgate::cpu {
@@ -41,7 +40,9 @@ const char* dequant(const uint8_t* w, int64_t n, int64_t k, void* out) {
   template const char* dequant<U, OutType::f32>(const uint8_t*, int64_t, int64_t, void*); \
   template const char* dequant<U, OutType::f16>(const uint8_t*, int64_t, int64_t, void*); \
   template const char* dequant<U, OutType::bf16>(const uint8_t*, int64_t, int64_t, void*);
-QGATE_FOR_EACH_UNPACKER(QGATE_INST)
+#define QGATE_CPU_BLOCK_FORMAT(fmt, act) QGATE_INST(Unpack_##fmt)
+#include "kernels/cpu/kernels.inc"
+#undef QGATE_CPU_BLOCK_FORMAT
 #undef QGATE_INST
 
 }  // namespace qgate::cpu

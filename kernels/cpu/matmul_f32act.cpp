@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "kernels/cpu/dequant.hpp"
-#include "kernels/cpu/instantiate.hpp"
 #include "kernels/mutant.hpp"
 
 namespace qgate::cpu {
@@ -90,7 +89,9 @@ const char* gemm_f32(const uint8_t* w, int64_t n, int64_t k, const float* x, int
 #define QGATE_INST(U)                                                                            \
   template const char* matvec_f32<U>(const uint8_t*, int64_t, int64_t, const float*, int64_t, void*); \
   template const char* gemm_f32<U>(const uint8_t*, int64_t, int64_t, const float*, int64_t, void*);
-QGATE_FOR_EACH_UNPACKER(QGATE_INST)
+#define QGATE_CPU_BLOCK_FORMAT(fmt, act) QGATE_INST(Unpack_##fmt)
+#include "kernels/cpu/kernels.inc"
+#undef QGATE_CPU_BLOCK_FORMAT
 #undef QGATE_INST
 
 }  // namespace qgate::cpu

@@ -11,7 +11,6 @@
 
 #include "kernels/cpu/convert.hpp"
 #include "kernels/cpu/dequant.hpp"
-#include "kernels/cpu/instantiate.hpp"
 
 namespace qgate::cpu {
 namespace {
@@ -165,33 +164,18 @@ const char* gemm_qact(const uint8_t* w, int64_t n, int64_t k, const float* x, in
 #define QGATE_INST_Q(U, A)                                                                         \
   template const char* matvec_qact<U, A>(const uint8_t*, int64_t, int64_t, const float*, int64_t, void*); \
   template const char* gemm_qact<U, A>(const uint8_t*, int64_t, int64_t, const float*, int64_t, void*);
-QGATE_INST_Q(Unpack_q4_0, ActQuant::q8_1)
-QGATE_INST_Q(Unpack_q4_1, ActQuant::q8_1)
-QGATE_INST_Q(Unpack_q5_0, ActQuant::q8_1)
-QGATE_INST_Q(Unpack_q5_1, ActQuant::q8_1)
-QGATE_INST_Q(Unpack_q8_0, ActQuant::q8_1)
-QGATE_INST_Q(Unpack_mxfp4, ActQuant::q8_1)
-QGATE_INST_Q(Unpack_nvfp4, ActQuant::q8_1)
-QGATE_INST_Q(Unpack_q1_0, ActQuant::q8_1)
-QGATE_INST_Q(Unpack_q2_0, ActQuant::q8_1)
-QGATE_INST_Q(Unpack_q2_K, ActQuant::q8_K)
-QGATE_INST_Q(Unpack_q3_K, ActQuant::q8_K)
-QGATE_INST_Q(Unpack_q4_K, ActQuant::q8_K)
-QGATE_INST_Q(Unpack_q5_K, ActQuant::q8_K)
-QGATE_INST_Q(Unpack_q6_K, ActQuant::q8_K)
-QGATE_INST_Q(Unpack_iq2_xxs, ActQuant::q8_K)
-QGATE_INST_Q(Unpack_iq2_xs, ActQuant::q8_K)
-QGATE_INST_Q(Unpack_iq2_s, ActQuant::q8_K)
-QGATE_INST_Q(Unpack_iq3_xxs, ActQuant::q8_K)
-QGATE_INST_Q(Unpack_iq3_s, ActQuant::q8_K)
-QGATE_INST_Q(Unpack_iq1_s, ActQuant::q8_K)
-QGATE_INST_Q(Unpack_iq1_m, ActQuant::q8_K)
-QGATE_INST_Q(Unpack_iq4_nl, ActQuant::q8_1)
-QGATE_INST_Q(Unpack_iq4_xs, ActQuant::q8_K)
-QGATE_INST_Q(Unpack_tq1_0, ActQuant::q8_K)
-QGATE_INST_Q(Unpack_tq2_0, ActQuant::q8_K)
-QGATE_INST_Q(Unpack_fp8_e4m3, ActQuant::fp8_e4m3_token)
-QGATE_INST_Q(Unpack_fp8_e5m2, ActQuant::fp8_e4m3_token)
+// Every kernels.inc row with activation quantization (not the activation formats' own rows).
+#define QGATE_INST_Q_none(U)
+#define QGATE_INST_Q_q8_1(U) QGATE_INST_Q(U, ActQuant::q8_1)
+#define QGATE_INST_Q_q8_K(U) QGATE_INST_Q(U, ActQuant::q8_K)
+#define QGATE_INST_Q_fp8_e4m3_token(U) QGATE_INST_Q(U, ActQuant::fp8_e4m3_token)
+#define QGATE_CPU_BLOCK_FORMAT(fmt, act) QGATE_INST_Q_##act(Unpack_##fmt)
+#include "kernels/cpu/kernels.inc"
+#undef QGATE_CPU_BLOCK_FORMAT
+#undef QGATE_INST_Q_fp8_e4m3_token
+#undef QGATE_INST_Q_q8_K
+#undef QGATE_INST_Q_q8_1
+#undef QGATE_INST_Q_none
 #undef QGATE_INST_Q
 
 }  // namespace qgate::cpu

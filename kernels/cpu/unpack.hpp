@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "oracles/formats/geometry.hpp"
+#include "oracles/ops/precision.hpp"
 
 namespace qgate::cpu {
 
@@ -24,41 +25,22 @@ struct BlockTraits {
   static constexpr bool is_float = Float;
 };
 
-// The geometry (elements, sub-block, bytes) is the format's formats.inc row.
-#define QGATE_UNPACKER(fmt, is_float)                                                     \
-  struct Unpack_##fmt                                                                     \
-      : BlockTraits<block::fmt::elems, block::fmt::sub, block::fmt::bytes, is_float> {    \
-    static void run(const uint8_t* blk, Unpacked& u);                                     \
+// One unpacker per kernels/cpu/kernels.inc row, its geometry (elements, sub-block, bytes)
+// from the format's formats.inc row. Float-valued blocks (fp8) are the ones the list pairs
+// with per-token fp8 activations. Each format's run() is in unpack_<family>.cpp. What the
+// less obvious ones yield:
+//   iq2_xxs  q = grid * sign, d[j] = d * (2s+1) / 8      iq2_xs, iq2_s  the same per 16
+//   iq3_xxs  d[j] = d * (2s+1) / 4                       iq3_s   d[j] = d * (2s+1)
+//   iq1_s    q = 8*g +- 1 (the delta), d[j] = d * (2s+1) / 8; iq1_m the same per 16
+//   iq4_nl   q = kvalues_iq4nl[code], d[0] = d           iq4_xs  d[j] = d * (ls - 32)
+//   tq1_0    q = trit - 1, d[0] = d                      tq2_0, q2_0  q = code - 1, d[0] = d
+//   nvfp4    q = 2 * E2M1(code), d[j] = UE4M3(d[j]) / 2  q1_0    q = bit ? 1 : -1, d[0] = d
+#define QGATE_CPU_BLOCK_FORMAT(fmt, act)                                                       \
+  struct Unpack_##fmt : BlockTraits<block::fmt::elems, block::fmt::sub, block::fmt::bytes,    \
+                                    ActQuant::act == ActQuant::fp8_e4m3_token> {              \
+    static void run(const uint8_t* blk, Unpacked& u);                                         \
   };
-QGATE_UNPACKER(q4_0, false)
-QGATE_UNPACKER(q4_1, false)
-QGATE_UNPACKER(q5_0, false)
-QGATE_UNPACKER(q5_1, false)
-QGATE_UNPACKER(q8_0, false)
-QGATE_UNPACKER(q8_1, false)
-QGATE_UNPACKER(q8_K, false)
-QGATE_UNPACKER(q2_K, false)
-QGATE_UNPACKER(q3_K, false)
-QGATE_UNPACKER(q4_K, false)
-QGATE_UNPACKER(q5_K, false)
-QGATE_UNPACKER(q6_K, false)
-QGATE_UNPACKER(iq2_xxs, false)   // q = grid * sign, d[j] = d * (2s+1) / 8
-QGATE_UNPACKER(iq2_xs, false)    // d[j] = d * (2s+1) / 8 per 16
-QGATE_UNPACKER(iq2_s, false)     // d[j] = d * (2s+1) / 8 per 16
-QGATE_UNPACKER(iq3_xxs, false)   // d[j] = d * (2s+1) / 4
-QGATE_UNPACKER(iq3_s, false)    // d[j] = d * (2s+1)
-QGATE_UNPACKER(iq1_s, false)     // q = 8*g +- 1 (the delta), d[j] = d * (2s+1) / 8
-QGATE_UNPACKER(iq1_m, false)     // q = 8*g +- 1 (the delta), d[j] = d * (2s+1) / 8 per 16
-QGATE_UNPACKER(iq4_nl, false)     // q = kvalues_iq4nl[code], d[0] = d
-QGATE_UNPACKER(iq4_xs, false)   // q = kvalues_iq4nl[code], d[j] = d * (ls - 32)
-QGATE_UNPACKER(tq1_0, false)    // q = trit - 1, d[0] = d
-QGATE_UNPACKER(tq2_0, false)    // q = code - 1, d[0] = d
-QGATE_UNPACKER(mxfp4, false)
-QGATE_UNPACKER(nvfp4, false)      // q = 2 * E2M1(code), d[j] = UE4M3(d[j]) / 2
-QGATE_UNPACKER(q1_0, false)     // q = bit ? 1 : -1, d[0] = d
-QGATE_UNPACKER(q2_0, false)       // q = code - 1, d[0] = d
-QGATE_UNPACKER(fp8_e4m3, true)
-QGATE_UNPACKER(fp8_e5m2, true)
-#undef QGATE_UNPACKER
+#include "kernels/cpu/kernels.inc"
+#undef QGATE_CPU_BLOCK_FORMAT
 
 }  // namespace qgate::cpu
