@@ -102,7 +102,7 @@ struct KernelInfo {
   OutType p_type = OutType::f32;
   // Fusions and attention: the precision of the f32 builtins it runs on (exp, division,
   // 1/sqrt, denormals): the CPU's by default (oracles/ops/fused_math.hpp).
-  FusedMath math;
+  FusedMath math{};
   // Why this kernel cannot run on the device at hand though its backend can (a device
   // feature it needs, e.g. packed int8 dot products); nullptr = it can. Reported skipped.
   const char* (*unavailable)(const KernelInfo& k) = nullptr;

@@ -115,9 +115,9 @@ std::string time_each(const std::function<void(int)>& launch, int reps, Timing& 
     // device: without it, the host's time to submit the launch (several microseconds,
     // nearly a tenth of a DRAM-bound mat-vec) fell between the two events.
     spin_kernel<<<1, 1, 0, s>>>(100000);
-    gpuEventRecord(a, s);
+    (void)gpuEventRecord(a, s);  // an error here surfaces at the synchronize below
     launch(i);
-    gpuEventRecord(b, s);
+    (void)gpuEventRecord(b, s);
     if (gpuError_t e = gpuEventSynchronize(b); e != gpuSuccess) {
       err = std::string("kernel: ") + gpuGetErrorName(e) + ": " + gpuGetErrorString(e);
       break;
@@ -127,11 +127,14 @@ std::string time_each(const std::function<void(int)>& launch, int reps, Timing& 
       break;
     }
     float f = 0;
-    gpuEventElapsedTime(&f, a, b);
+    if (gpuError_t e = gpuEventElapsedTime(&f, a, b); e != gpuSuccess) {
+      err = std::string("event timing: ") + gpuGetErrorName(e) + ": " + gpuGetErrorString(e);
+      break;
+    }
     if (i > 0) ms.push_back(f);
   }
-  gpuEventDestroy(a);
-  gpuEventDestroy(b);
+  (void)gpuEventDestroy(a);
+  (void)gpuEventDestroy(b);
   if (!err.empty()) return err;
   std::sort(ms.begin(), ms.end());
   t.samples = int(ms.size());

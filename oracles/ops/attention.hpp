@@ -51,7 +51,7 @@ struct AttentionPrecision {
   int64_t qk_depth = 0;        // chain length of the q.k dot product (0 = d)
   int64_t tile = 0;            // keys per online-softmax tile; 0 = eager (one pass, P materialized)
   OutType p_type = OutType::f32;
-  FusedMath math;              // the kernel's builtins: exp_rel for the 2u of expf, div_rel for the
+  FusedMath math{};            // the kernel's builtins: exp_rel for the 2u of expf, div_rel for the
                                // divisions (eager P = e / l, the final N / D), underflow at 2^-126 if flushed
 };
 

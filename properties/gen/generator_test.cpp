@@ -143,8 +143,9 @@ TEST(Generator, ExhaustivePatternSeparatesEveryPairOfPositions) {
     for (const auto& codes : rows)
       for (int i = 0; i < P; ++i) seen[static_cast<size_t>(codes[i]) * P + i] = 1;
     for (int code = 0; code < f->code_levels; ++code)
-      if (!f->code_valid || f->code_valid(code))
+      if (!f->code_valid || f->code_valid(code)) {
         for (int i = 0; i < P; ++i) ASSERT_TRUE(seen[static_cast<size_t>(code) * P + i]) << f->name << " code " << code << " lane " << i;
+      }
     for (int i = 0; i < P; ++i)
       for (int j = i + 1; j < P; ++j) {
         bool separated = false;

@@ -117,7 +117,7 @@ void amd_rows(const Options& o, std::vector<Row>& rows) {
       const auto isa = census::parse_disassembly(
           run(std::string(QGATE_CENSUS_OBJDUMP) + " -d --no-show-raw-insn " + shell_quote(co.string())));
       for (const census::AmdKernel& k : ks) {
-        Row r{target, co.stem().string(), census::short_name(k.symbol), k.symbol, {}, {}, {}};
+        Row r{target, co.stem().string(), census::short_name(k.symbol), k.symbol, {}, {}, {}, {}};
         if (!glob(o.kernel, r.kernel)) continue;
         const census::Occupancy occ = census::amd_occupancy(*lim, k);
         r.m = {{"vgpr", k.vgpr}, {"agpr", k.agpr}, {"sgpr", k.sgpr}, {"vgpr_spill", k.vgpr_spill},
@@ -153,7 +153,7 @@ std::string cuda_rows(const Options& o, std::vector<Row>& rows) {
     std::vector<census::CudaKernel> ks;
     if (auto e = census::parse_ptxas(read_text(f), ks); !e.empty()) throw Failure{f.string() + ": " + e, 1};
     for (const census::CudaKernel& k : ks) {
-      Row r{"sm_90", source, census::short_name(k.symbol), k.symbol, {}, "regs", {}};
+      Row r{"sm_90", source, census::short_name(k.symbol), k.symbol, {}, "regs", {}, {}};
       if (!glob(o.kernel, r.kernel)) continue;
       r.m = {{"vgpr", k.regs}, {"vgpr_spill", k.spill_stores + k.spill_loads}, {"scratch", k.stack},
              {"lds", k.smem}, {"waves", census::sm90_warps_by_regs(k.regs)}};
