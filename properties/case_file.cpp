@@ -8,6 +8,8 @@
 
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/kernel.hpp"
 #include "kernels/registry.hpp"
 
@@ -74,41 +76,35 @@ constexpr FusedTensor kFusedTensors[] = {{"x", &FusedCase::x},     {"res", &Fuse
                                          {"q", &FusedCase::q},     {"k", &FusedCase::k},     {"v", &FusedCase::v},
                                          {"w_q", &FusedCase::w_q}, {"w_k", &FusedCase::w_k}};
 
+// A case file is one JSON object: these fields, then the weight case's "shape" {n, k, m} or
+// nothing, and "tensors" {name: little-endian bytes in hex}.
+nlohmann::ordered_json header(const std::string& kernel, const std::string& property, std::string_view op,
+                              std::string_view format, const std::string& spec, const std::string& verdict) {
+  return {{"qgate_case", 2}, {"kernel", kernel},  {"property", property}, {"op", op},
+          {"format", format},  {"spec", spec},     {"verdict", verdict}};
+}
+
 }  // namespace
 
 std::string write_case_file(const std::string& dir, const std::string& kernel, const std::string& property,
                             const Case& c, const std::string& verdict, std::string& err) {
   const KernelInfo* k = find_kernel(kernel);
-  std::ostringstream os;
-  os << "qgate-case 1\n"
-     << "kernel " << kernel << "\n"
-     << "property " << property << "\n"
-     << "op " << (k ? op_name(k->op) : "?") << "\n"
-     << "format " << (c.w.fmt ? c.w.fmt->name : "?") << "\n"
-     << "spec " << to_string(c.spec) << "\n"
-     << "verdict " << verdict << "\n"
-     << "n " << c.w.n << "\nk " << c.w.k << "\nm " << c.spec.m << "\n"
-     << "w " << hex(c.w.bytes.data(), c.w.bytes.size()) << "\n"
-     << "x " << hex(reinterpret_cast<const uint8_t*>(c.x.data()), c.x.size() * 4) << "\n"
-     << "end\n";
-  return write_atomically(dir, kernel, property, to_string(c.spec), os.str(), err);
+  nlohmann::ordered_json j = header(kernel, property, k ? op_name(k->op) : "?", c.w.fmt ? c.w.fmt->name : "?",
+                                    to_string(c.spec), verdict);
+  j["shape"] = {{"n", c.w.n}, {"k", c.w.k}, {"m", c.spec.m}};
+  j["tensors"] = {{"w", hex(c.w.bytes.data(), c.w.bytes.size())}, {"x", hex_of(c.x)}};
+  return write_atomically(dir, kernel, property, to_string(c.spec), j.dump(1) + "\n", err);
 }
 
 std::string write_fused_case_file(const std::string& dir, const std::string& kernel, const std::string& property,
                                   const FusedCase& c, const std::string& verdict, std::string& err) {
-  std::ostringstream os;
-  os << "qgate-case 1\n"
-     << "kernel " << kernel << "\n"
-     << "property " << property << "\n"
-     << "op " << op_name(c.spec.op) << "\n"
-     << "format -\n"
-     << "spec " << to_string(c.spec) << "\n"
-     << "verdict " << verdict << "\n";
-  for (const FusedTensor& t : kFusedTensors)
-    if (!(c.*t.f32).empty()) os << t.key << " " << hex_of(c.*t.f32) << "\n";
-  if (!c.pos.empty()) os << "pos " << hex_of(c.pos) << "\n";
-  os << "end\n";
-  return write_atomically(dir, kernel, property, to_string(c.spec), os.str(), err);
+  nlohmann::ordered_json j = header(kernel, property, op_name(c.spec.op), "-", to_string(c.spec), verdict);
+  nlohmann::ordered_json t = nlohmann::ordered_json::object();
+  for (const FusedTensor& ft : kFusedTensors)
+    if (!(c.*ft.f32).empty()) t[ft.key] = hex_of(c.*ft.f32);
+  if (!c.pos.empty()) t["pos"] = hex_of(c.pos);
+  j["tensors"] = std::move(t);
+  return write_atomically(dir, kernel, property, to_string(c.spec), j.dump(1) + "\n", err);
 }
 
 namespace {
@@ -157,6 +153,40 @@ bool read_fused(const std::string& path, const std::vector<std::pair<std::string
 
 }  // namespace
 
+namespace {
+
+// Version 2 (JSON) into the fields version 1 spells as lines: header fields into out,
+// everything else as (key, text) pairs in file order.
+bool read_json_case(const std::string& path, const std::string& text, CaseFile& out, std::string& spec_text,
+                    std::string& fmt, std::vector<std::pair<std::string, std::string>>& fields, std::string& err) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) { err = path + ": not a qgate case file (malformed JSON)"; return false; }
+  if (!j.contains("qgate_case") || j["qgate_case"] != 2) { err = path + ": not a qgate case file (version 2)"; return false; }
+  auto str = [&](const char* key, std::string& dst) {
+    if (!j.contains(key) || !j[key].is_string()) { err = path + ": field '" + key + "' missing or not a string"; return false; }
+    dst = j[key].get<std::string>();
+    return true;
+  };
+  if (!str("kernel", out.kernel) || !str("property", out.property) || !str("op", out.op) || !str("format", fmt) ||
+      !str("spec", spec_text) || !str("verdict", out.verdict))
+    return false;
+  if (j.contains("shape")) {
+    if (!j["shape"].is_object()) { err = path + ": 'shape' is not an object"; return false; }
+    for (const auto& [key, v] : j["shape"].items()) {
+      if (!v.is_number_integer()) { err = path + ": shape " + key + " is not an integer"; return false; }
+      fields.emplace_back(key, std::to_string(v.get<int64_t>()));
+    }
+  }
+  if (!j.contains("tensors") || !j["tensors"].is_object()) { err = path + ": 'tensors' missing"; return false; }
+  for (const auto& [key, v] : j["tensors"].items()) {
+    if (!v.is_string()) { err = path + ": tensor " + key + " is not a hex string"; return false; }
+    fields.emplace_back(key, v.get<std::string>());
+  }
+  return true;
+}
+
+}  // namespace
+
 bool read_case_file(const std::string& path, CaseFile& out, std::string& err) {
   std::ifstream f(path, std::ios::binary);
   if (!f) { err = "cannot open " + path; return false; }
@@ -166,7 +196,13 @@ bool read_case_file(const std::string& path, CaseFile& out, std::string& err) {
   std::vector<uint8_t> w, x;
   int64_t n = -1, k = -1, m = -1;
   std::vector<std::pair<std::string, std::string>> tensors;  // a fused case's, read after its op is known
-  while (std::getline(f, line)) {
+  if (f >> std::ws && f.peek() == '{') {  // version 2: JSON
+    std::ostringstream all;
+    all << f.rdbuf();
+    if (!read_json_case(path, all.str(), out, spec_text, fmt, tensors, err)) return false;
+    header = end = true;
+  }
+  while (!end && std::getline(f, line)) {
     const auto sp = line.find(' ');
     key = line.substr(0, sp);
     val = sp == std::string::npos ? "" : line.substr(sp + 1);

@@ -1,7 +1,8 @@
 // Regression case files: a failing case, concrete and self-contained (weight bytes and
 // activation bits in hex), replayable on any backend by any kernel of the same op and
-// format. Written atomically (temp file + rename): an interrupted run never leaves a
-// half-written case behind.
+// format. Written as one JSON object ("qgate_case": 2; nlohmann-json), atomically (temp file
+// + rename): an interrupted run never leaves a half-written case behind. Version 1 files
+// (one "key value" line per field, "qgate-case 1" to "end") are still read.
 #pragma once
 #include <string>
 
