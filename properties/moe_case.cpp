@@ -8,6 +8,7 @@
 #include "backends/guarded.hpp"
 #include "oracles/ops/moe.hpp"
 #include "properties/gen/materialize.hpp"
+#include "properties/rc_driver.hpp"
 
 namespace qgate {
 namespace {
@@ -25,34 +26,31 @@ struct MoeSpec {
   }
 };
 
-template <class T>
-T pick(Rng& r, std::initializer_list<T> v) {
-  return *(v.begin() + r.below(static_cast<uint32_t>(v.size())));
-}
-
-MoeSpec gen(const KernelInfo& k, const PropertyInfo& p, uint64_t seed) {
-  Rng r(seed);
+// Drawn inside a RapidCheck property (shrinks toward the first element of each list, the
+// smaller shape and plain routing). moe_ragged draws the shapes around the kernel's tile and
+// every routing pattern; moe_random decode and prefill shapes with random routing.
+MoeSpec gen(const KernelInfo& k, const PropertyInfo& p) {
   MoeSpec s;
-  s.seed = r.next();
   const int64_t unit = std::lcm<int64_t>(format_info(k.format).block_elems, act_block(k.prec.act));
-  const bool ragged = p.name == "moe_ragged";
-  s.experts = pick<int64_t>(r, {2, 3, 4, 8});
-  s.top_k = std::min<int64_t>(s.experts, pick<int64_t>(r, {1, 2, 4}));
+  const bool ragged = p.id == PropertyId::moe_ragged;
+  s.experts = *rc::gen::element<int64_t>(2, 3, 4, 8);
+  s.top_k = std::min<int64_t>(s.experts, *rc::gen::element<int64_t>(1, 2, 4));
   const int64_t tm = k.max_m > 0 ? k.max_m : k.tile.m, tn = k.tile.n;
   if (ragged) {
-    s.m = pick<int64_t>(r, {1, tm - 1, tm, tm + 1, 2 * tm + 1});
-    s.n = pick<int64_t>(r, {1, tn - 1, tn, tn + 1, 7});
-    s.k = unit * pick<int64_t>(r, {1, 2, 3, 5, 7});
-    s.routing = static_cast<int>(r.below(4));
+    s.m = *rc::gen::element<int64_t>(1, tm - 1, tm, tm + 1, 2 * tm + 1);
+    s.n = *rc::gen::element<int64_t>(1, tn - 1, tn, tn + 1, 7);
+    s.k = unit * *rc::gen::element<int64_t>(1, 2, 3, 5, 7);
+    s.routing = *rc::gen::inRange(0, 4);
   } else {
-    s.m = pick<int64_t>(r, {1, 2, 3, 5, 8, 17, 40});
-    s.n = pick<int64_t>(r, {1, 2, 5, 16, 33});
-    s.k = unit * pick<int64_t>(r, {1, 2, 3});
+    s.m = *rc::gen::element<int64_t>(1, 2, 3, 5, 8, 17, 40);
+    s.n = *rc::gen::element<int64_t>(1, 2, 5, 16, 33);
+    s.k = unit * *rc::gen::element<int64_t>(1, 2, 3);
   }
   // Two cases in three draw a special scale class for the experts' weights.
-  if (r.below(3) != 0)
-    s.scales = pick<ScaleMode>(r, {ScaleMode::subnormal, ScaleMode::largest, ScaleMode::zero, ScaleMode::negative,
-                                   ScaleMode::sub_extreme, ScaleMode::smallest_normal, ScaleMode::mixed});
+  if (*rc::gen::inRange(0, 3) != 0)
+    s.scales = *rc::gen::element(ScaleMode::subnormal, ScaleMode::largest, ScaleMode::zero, ScaleMode::negative,
+                                 ScaleMode::sub_extreme, ScaleMode::smallest_normal, ScaleMode::mixed);
+  s.seed = *rc::gen::inRange<uint64_t>(0, 1ull << 32);
   if (k.max_m > 0) s.m = std::min<int64_t>(std::max<int64_t>(s.m, 1), k.max_m);
   s.m = std::max<int64_t>(s.m, 1);
   s.n = std::max<int64_t>(s.n, 1);
@@ -138,22 +136,34 @@ PropertyRun run_moe_property(const KernelInfo& k, const PropertyInfo& p, const R
     r.failure = k.name + " is an moe_matmul kernel without a launch";
     return r;
   }
-  Rng seeds(r.seed ^ std::hash<std::string>{}(k.name + "/" + std::string(p.name)));
-  for (int i = 0; i < p.cases; ++i) {
-    const MoeSpec s = gen(k, p, seeds.next());
-    const Outcome o = run_one(k, s, p.name == "moe_ragged" && k.deterministic);
+  const bool twice = p.id == PropertyId::moe_ragged && k.deterministic;
+  MoeSpec last_fail;
+  std::string last_failure;
+  bool failed = false;
+  const auto property = [&] {
+    const MoeSpec s = gen(k, p);
+    const Outcome o = run_one(k, s, twice);
     ++r.cases;
     r.evidence += !o.verdict.vacuous();
     r.max_ratio = std::max(r.max_ratio, o.verdict.max_ratio);
     if (!o.pass) {
-      r.pass = false;
-      r.failure = o.failure + " (case " + s.str() + ")";
-      r.repro = "QGATE_SEED=" + std::to_string(r.seed) + " qgate gate --kernel " + k.name + " --property " +
-                std::string(p.name) + "   # case " + std::to_string(i) + ": " + s.str();
-      break;
+      last_fail = s;
+      last_failure = o.failure;
+      failed = true;
+      RC_FAIL(o.failure);
     }
-  }
+  };
+  const std::string could_not_run = run_rc_property(property, r.seed, p.cases, k.name + "/" + std::string(p.name));
   r.coverage = "sampled: " + std::to_string(p.cases) + " cases";
+  if (failed) {  // the shrunk case: RapidCheck keeps a shrink only when it still fails
+    r.pass = false;
+    r.failure = last_failure + " (case " + last_fail.str() + ")";
+    r.repro = "qgate gate --kernel " + k.name + " --property " + std::string(p.name) + " --seed " + std::to_string(r.seed) +
+              repro_mutant_suffix() + "   # shrunk case: " + last_fail.str();
+  } else if (!could_not_run.empty()) {
+    r.pass = false;
+    r.failure = could_not_run;
+  }
   return r;
 }
 
