@@ -3,6 +3,7 @@
 #pragma once
 #include <span>
 #include <string>
+#include <vector>
 
 #include "core/kernel.hpp"
 
@@ -14,6 +15,10 @@ struct Availability {
 };
 
 Availability probe_backend(BackendId b);
+// Every device of a GPU backend this process can see, in the enumeration order whose index
+// ctest's resource allocation and QGATE_<BACKEND>_DEVICE select (backends/device_select.hpp);
+// empty with why where there is none (and for the CPU, which is not a device resource).
+std::vector<std::string> backend_devices(BackendId b, std::string& why);
 // The kernel's backend, then the device features the kernel itself needs.
 inline Availability probe_kernel(const KernelInfo& k) {
   Availability a = probe_backend(k.backend);

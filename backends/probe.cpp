@@ -46,4 +46,26 @@ Availability probe_backend(BackendId b) {
   }
 }
 
+std::vector<std::string> backend_devices(BackendId b, std::string& why) {
+  switch (b) {
+#ifdef QGATE_HAVE_VULKAN
+    case BackendId::vulkan:
+      if (vk::Runtime* rt = vk::Runtime::instance(why)) return rt->info().devices;
+      return {};
+#endif
+#ifdef QGATE_HAVE_CUDA
+    case BackendId::cuda:
+      if (cu::Runtime* rt = cu::Runtime::instance(why)) return rt->info().devices;
+      return {};
+#endif
+#ifdef QGATE_HAVE_HIP_RUNTIME
+    case BackendId::hip:
+      if (hip::Runtime* rt = hip::Runtime::instance(why)) return rt->info().devices;
+      return {};
+#endif
+    case BackendId::cpu: why = "the host CPU is not a device resource"; return {};
+    default: why = probe_backend(b).reason; return {};
+  }
+}
+
 }  // namespace qgate

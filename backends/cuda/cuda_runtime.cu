@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "backends/device_select.hpp"
 #include "backends/guarded.hpp"
 #include "backends/cuda/vendor.cuh"
 
@@ -55,30 +56,15 @@ struct RuntimeBuilder {
       return nullptr;
     }
     std::vector<gpuDeviceProp> props(static_cast<size_t>(I.count));
-    std::string names;
     for (int d = 0; d < I.count; ++d) {
       if (gpuError_t e = gpuGetDeviceProperties(&props[d], d); e != gpuSuccess) {
         why = err("cudaGetDeviceProperties", e);
         return nullptr;
       }
-      names += (d ? ", " : "") + std::to_string(d) + ": " + props[d].name;
+      I.devices.emplace_back(props[d].name);
     }
-    int pick = 0;
-    if (const char* want = std::getenv("QGATE_CUDA_DEVICE"); want && *want) {
-      char* end = nullptr;
-      const long idx = std::strtol(want, &end, 10);
-      pick = -1;
-      if (end && *end == '\0') {
-        if (idx >= 0 && idx < I.count) pick = static_cast<int>(idx);
-      } else {
-        for (int d = 0; d < I.count && pick < 0; ++d)
-          if (std::strstr(props[d].name, want)) pick = d;
-      }
-      if (pick < 0) {
-        why = std::string("QGATE_CUDA_DEVICE='") + want + "' matches no device (" + names + ")";
-        return nullptr;
-      }
-    }
+    const int pick = pick_device("cuda", I.devices, why);
+    if (pick < 0) return nullptr;
     const gpuDeviceProp& p = props[pick];
     I.index = pick;
     I.name = p.name;

@@ -1,6 +1,7 @@
-// The CUDA runtime: one device per process (QGATE_CUDA_DEVICE picks one by index or name
-// substring; the choice is printed by `qgate list --backends`), one stream every launch
-// goes to, device buffers, the guarded output mirror, and graph capture / replay.
+// The CUDA runtime: one device per process (ctest's resource allocation or QGATE_CUDA_DEVICE
+// picks one by index or name substring, backends/device_select.hpp; the choice is printed by
+// `qgate list --backends`), one stream every launch goes to, device buffers, the guarded
+// output mirror, and graph capture / replay.
 // No driver, no device, a bad QGATE_CUDA_DEVICE: instance() returns nullptr and says why,
 // and every CUDA test reports SKIPPED with that reason.
 // A plain C++ interface: callers never see a vendor header (backends/cuda/vendor.cuh).
@@ -8,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace qgate {
 class GuardedBuffer;
@@ -17,6 +19,7 @@ namespace qgate::cu {
 
 struct DeviceInfo {
   int index = -1, count = 0;
+  std::vector<std::string> devices;  // every CUDA device's name, in enumeration order
   std::string name;
   int cc_major = 0, cc_minor = 0, sms = 0, warp = 0;
   size_t memory = 0;

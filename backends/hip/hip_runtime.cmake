@@ -31,5 +31,5 @@ if(QGATE_HAVE_HIP_RUNTIME AND QGATE_TESTS)
   target_compile_definitions(qgate_hip_tests PRIVATE
     QGATE_HIP_CENSUS_MUTANTS_DIR="${CMAKE_BINARY_DIR}/kernels/hip-census-mutants")
   gtest_discover_tests(qgate_hip_tests NO_PRETTY_VALUES PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]" LABELS hip
-                       DISCOVERY_TIMEOUT 60)
+                       RESOURCE_GROUPS hip:1 DISCOVERY_TIMEOUT 60)
 endif()

@@ -11,6 +11,8 @@
 #define __HIP_PLATFORM_AMD__ 1
 #include <hip/hip_runtime_api.h>
 
+#include "backends/device_select.hpp"
+
 #ifndef QGATE_HIP_CODE_OBJECT_DIR
 #define QGATE_HIP_CODE_OBJECT_DIR ""
 #endif
@@ -98,30 +100,15 @@ struct RuntimeBuilder {
       return nullptr;
     }
     std::vector<hipDeviceProp_t> props(static_cast<size_t>(I.count));
-    std::string names;
     for (int d = 0; d < I.count; ++d) {
       if (hipError_t e = a->hipGetDeviceProperties(&props[d], d); e != hipSuccess) {
         why = err(*a, "hipGetDeviceProperties", e);
         return nullptr;
       }
-      names += (d ? ", " : "") + std::to_string(d) + ": " + props[d].name + " " + props[d].gcnArchName;
+      I.devices.push_back(std::string(props[d].name) + " " + props[d].gcnArchName);  // matched by name or arch
     }
-    int pick = 0;
-    if (const char* want = std::getenv("QGATE_HIP_DEVICE"); want && *want) {
-      char* end = nullptr;
-      const long idx = std::strtol(want, &end, 10);
-      pick = -1;
-      if (end && *end == '\0') {
-        if (idx >= 0 && idx < I.count) pick = static_cast<int>(idx);
-      } else {
-        for (int d = 0; d < I.count && pick < 0; ++d)
-          if (std::strstr(props[d].name, want) || std::strstr(props[d].gcnArchName, want)) pick = d;
-      }
-      if (pick < 0) {
-        why = std::string("QGATE_HIP_DEVICE='") + want + "' matches no device (" + names + ")";
-        return nullptr;
-      }
-    }
+    const int pick = pick_device("hip", I.devices, why);
+    if (pick < 0) return nullptr;
     const hipDeviceProp_t& p = props[pick];
     I.index = pick;
     I.name = p.name;

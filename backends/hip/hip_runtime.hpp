@@ -1,6 +1,7 @@
-// The HIP runtime: one AMD device per process (QGATE_HIP_DEVICE picks one by index
-// or name substring), the code objects this build compiled for its architecture
-// (<build>/kernels/hip/<gfx>/<source>.co, kernels/hip/hip.cmake) loaded as modules, device
+// The HIP runtime: one AMD device per process (ctest's resource allocation or
+// QGATE_HIP_DEVICE picks one by index or name substring, backends/device_select.hpp), the
+// code objects this build compiled for its architecture (<build>/kernels/hip/<gfx>/<source>.co,
+// kernels/hip/hip.cmake) loaded as modules, device
 // buffers and module launches.
 // libamdhip64 is opened at run time (dlopen of ROCm 5's libamdhip64.so.5, the ABI of the
 // Debian 12 headers this file compiles against), not linked at build time: a build linked
@@ -17,6 +18,7 @@ namespace qgate::hip {
 
 struct DeviceInfo {
   int index = -1, count = 0;
+  std::vector<std::string> devices;  // every HIP device as "name arch", in enumeration order
   std::string name, arch;  // arch: "gfx90a" (gcnArchName up to the first ':')
   int cus = 0, wave = 0;
   size_t memory = 0;

@@ -11,6 +11,8 @@
 #include <mutex>
 #include <vector>
 
+#include "backends/device_select.hpp"
+
 namespace qgate::vk {
 
 std::string DeviceInfo::describe() const {
@@ -75,27 +77,16 @@ struct RuntimeBuilder {
     }
     std::vector<VkPhysicalDevice> devs(n);
     vkEnumeratePhysicalDevices(I.instance, &n, devs.data());
-    const char* want = std::getenv("QGATE_VULKAN_DEVICE");
-    int chosen = -1;
-    std::string names;
-    for (uint32_t i = 0; i < n; ++i) {
+    std::vector<std::string> names;
+    for (VkPhysicalDevice d : devs) {
       VkPhysicalDeviceProperties p;
-      vkGetPhysicalDeviceProperties(devs[i], &p);
-      names += (names.empty() ? "" : ", ") + std::to_string(i) + ": " + p.deviceName;
-      if (want && *want) {
-        char* end = nullptr;
-        const long idx = std::strtol(want, &end, 10);
-        if ((*end == 0 && idx == static_cast<long>(i)) || (*end != 0 && std::strstr(p.deviceName, want))) {
-          if (chosen < 0) chosen = static_cast<int>(i);
-        }
-      } else if (chosen < 0) {
-        chosen = static_cast<int>(i);
-      }
+      vkGetPhysicalDeviceProperties(d, &p);
+      names.emplace_back(p.deviceName);
     }
-    if (chosen < 0) {
-      why = std::string("QGATE_VULKAN_DEVICE='") + want + "' matches no device (" + names + ")";
-      return nullptr;
-    }
+    const int chosen = pick_device("vulkan", names, why);
+    if (chosen < 0) return nullptr;
+    rt->info_.index = chosen;
+    rt->info_.devices = names;
     I.phys = devs[chosen];
     uint32_t qn = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(I.phys, &qn, nullptr);

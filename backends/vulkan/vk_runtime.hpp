@@ -1,5 +1,6 @@
-// The Vulkan runtime: one instance and device per process (QGATE_VULKAN_DEVICE picks one
-// by index or name substring; the choice is printed), host-visible storage buffers, and
+// The Vulkan runtime: one instance and device per process (ctest's resource allocation or
+// QGATE_VULKAN_DEVICE picks one by index or name substring: backends/device_select.hpp;
+// the choice is printed), host-visible storage buffers, and
 // compute dispatch of SPIR-V compiled from GLSL at build time and embedded in the binary.
 // No device, no loader, no compute queue: instance() returns nullptr and says why.
 #pragma once
@@ -13,6 +14,8 @@ namespace qgate::vk {
 
 struct DeviceInfo {
   std::string name;
+  int index = -1;                   // into devices (backends/device_select.hpp picks it)
+  std::vector<std::string> devices; // every Vulkan device, in enumeration order
   uint32_t api_version = 0;
   uint32_t subgroup_size = 0;
   bool int_dot = false;             // shaderIntegerDotProduct enabled (VK_KHR_shader_integer_dot_product)

@@ -23,12 +23,12 @@ if(QGATE_TESTS)
   add_executable(qgate_quantize_act_tests_cuda ${CMAKE_CURRENT_SOURCE_DIR}/cuda/quantize_act_test.cpp)
   target_link_libraries(qgate_quantize_act_tests_cuda PRIVATE qgate_kernels qgate_backends GTest::gtest GTest::gtest_main)
   gtest_discover_tests(qgate_quantize_act_tests_cuda NO_PRETTY_VALUES PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
-                       LABELS quantize_cuda DISCOVERY_TIMEOUT 60)
+                       LABELS quantize_cuda RESOURCE_GROUPS cuda:1 DISCOVERY_TIMEOUT 60)
   # vendor.cuh's int8 tile products (instruction and portable HIP form) against their definition.
   add_executable(qgate_mma_tests_cuda ${CMAKE_CURRENT_SOURCE_DIR}/cuda/mma_test.cpp)
   target_link_libraries(qgate_mma_tests_cuda PRIVATE qgate_kernels qgate_backends GTest::gtest GTest::gtest_main)
   gtest_discover_tests(qgate_mma_tests_cuda NO_PRETTY_VALUES PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
-                       LABELS mma_cuda DISCOVERY_TIMEOUT 60)
+                       LABELS mma_cuda RESOURCE_GROUPS cuda:1 DISCOVERY_TIMEOUT 60)
 endif()
 
 # Part of the CMake package (qgate::kernels links it; the config finds CUDAToolkit).
@@ -38,5 +38,5 @@ install(TARGETS qgate_cuda_device EXPORT qgateTargets ARCHIVE DESTINATION ${CMAK
 # The replay probe as a ctest entry (77 = skipped: no CUDA device here).
 if(QGATE_TESTS)
   add_test(NAME probe.replay.cuda COMMAND qgate probe replay --backend cuda --steps 64)
-  set_tests_properties(probe.replay.cuda PROPERTIES LABELS "probe_cuda" SKIP_RETURN_CODE 77)
+  set_tests_properties(probe.replay.cuda PROPERTIES LABELS "probe_cuda" SKIP_RETURN_CODE 77 RESOURCE_GROUPS cuda:1)
 endif()

@@ -1,5 +1,6 @@
 // qgate list: what this build knows — formats, kernels, backends — read from the
-// registries (formats.inc, kernels.inc), never listed by hand.
+// registries (formats.inc, kernels.inc), never listed by hand; and with --devices, the GPU
+// devices this machine has per backend, optionally as a CTest resource spec file.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -20,6 +21,8 @@ namespace {
 
 struct ListOptions {
   bool formats = false, kernels = false, backends = false, json = false;
+  bool devices = false, resource_spec = false;
+  int slots = 1;
 };
 
 std::string str(std::string_view s) { return std::string(s); }
@@ -175,7 +178,69 @@ nlohmann::json json_backends() {
   return a;
 }
 
+// The GPU backends, each with its devices (the resource types of ctest's allocation).
+struct BackendDevices {
+  BackendId backend;
+  std::vector<std::string> names;
+  std::string why;  // when names is empty
+};
+std::vector<BackendDevices> gpu_devices() {
+  std::vector<BackendDevices> v;
+  for (BackendId b : all_backends()) {
+    if (b == BackendId::cpu) continue;
+    BackendDevices d{b, {}, {}};
+    d.names = backend_devices(b, d.why);
+    v.push_back(std::move(d));
+  }
+  return v;
+}
+
+void text_devices() {
+  std::cout << "devices (the index is what ctest's resource allocation and QGATE_<BACKEND>_DEVICE select):\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const BackendDevices& d : gpu_devices()) {
+    if (d.names.empty()) rows.push_back({str(backend_name(d.backend)), "-", "skipped: " + d.why});
+    for (size_t i = 0; i < d.names.size(); ++i)
+      rows.push_back({i ? "" : str(backend_name(d.backend)), std::to_string(i), d.names[i]});
+  }
+  print_table(rows, 1);
+}
+
+nlohmann::json json_devices() {
+  auto a = nlohmann::json::array();
+  for (const BackendDevices& d : gpu_devices()) {
+    nlohmann::json j{{"backend", backend_name(d.backend)}, {"devices", d.names}};
+    if (d.names.empty()) j["reason"] = d.why;
+    a.push_back(std::move(j));
+  }
+  return a;
+}
+
+// CTest's resource spec (version 1.0): one resource type per GPU backend, each device one
+// id with `slots` slots (the test entries of that backend declare RESOURCE_GROUPS
+// "<backend>:1", so at most `slots` of them share a device). A backend without a device
+// gets one id "absent" with a slot per core: its entries still run and report skipped with
+// the reason, rather than failing for want of a resource.
+nlohmann::json resource_spec(int slots) {
+  nlohmann::json local = nlohmann::json::object();
+  for (const BackendDevices& d : gpu_devices()) {
+    auto ids = nlohmann::json::array();
+    for (size_t i = 0; i < d.names.size(); ++i) ids.push_back({{"id", std::to_string(i)}, {"slots", slots}});
+    if (d.names.empty()) ids.push_back({{"id", "absent"}, {"slots", 1024}});
+    local[str(backend_name(d.backend))] = ids;
+  }
+  return {{"version", {{"major", 1}, {"minor", 0}}}, {"local", nlohmann::json::array({local})}};
+}
+
 void run_list(const ListOptions& o) {
+  if (o.devices) {
+    if (o.resource_spec) std::cout << resource_spec(o.slots).dump(2) << '\n';
+    else if (o.json) std::cout << nlohmann::json{{"devices", json_devices()}}.dump(2) << '\n';
+    else text_devices();
+    std::cout.flush();
+    if (!std::cout) throw Failure{"write error on stdout", kExitIo};
+    return;
+  }
   const bool all = !o.formats && !o.kernels && !o.backends;
   if (o.json) {
     nlohmann::json j = nlohmann::json::object();
@@ -230,9 +295,20 @@ void add_list(CLI::App& app) {
   auto* k = sub->add_flag("--kernels", opt->kernels,
                           "Only the kernels: op, format, backend, activation quantization, output type, tile");
   auto* b = sub->add_flag("--backends", opt->backends, "Only the backends and whether this build has them");
-  f->excludes(k)->excludes(b);
-  k->excludes(b);
+  auto* d = sub->add_flag("--devices", opt->devices,
+                          "Only the GPU devices of each backend, indexed as ctest's resource allocation and "
+                          "QGATE_<BACKEND>_DEVICE select them");
+  f->excludes(k)->excludes(b)->excludes(d);
+  k->excludes(b)->excludes(d);
+  b->excludes(d);
   sub->add_flag("--json", opt->json, "Machine-readable JSON instead of tables");
+  auto* spec = sub->add_flag("--ctest-resource-spec", opt->resource_spec,
+                             "With --devices: print a CTest resource spec file of this machine's devices, for "
+                             "ctest --resource-spec-file (README: several GPUs)")
+                   ->needs(d);
+  sub->add_option("--slots", opt->slots, "With --ctest-resource-spec: test entries that may share one device at once")
+      ->check(CLI::Range(1, 64))
+      ->needs(spec);
   sub->callback([opt] { run_list(*opt); });
 }
 
