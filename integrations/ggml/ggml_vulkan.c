@@ -89,9 +89,24 @@ static const char* open_in_child(ggml_backend_vk_get_device_count_fn count, ggml
   close(fds[0]);
   int status = 0;
   if (waitpid(pid, &status, 0) != pid || (WIFEXITED(status) && WEXITSTATUS(status) == 0)) return NULL;
-  /* The line that says why: "what():  vk::createInstance: ErrorIncompatibleDriver". */
+  /* The line that says why: an exception's "what():  vk::createInstance: ErrorIncompatibleDriver",
+   * else a failed GGML_ASSERT, else the last line printed (ggml lists the devices first, so
+   * the first line says nothing). */
   const char* what = strstr(out, "what():");
-  const char* reason = what ? what + strlen("what():") : out;
+  const char* assert_line = strstr(out, "GGML_ASSERT");
+  const char* reason = out;
+  if (what) {
+    reason = what + strlen("what():");
+  } else if (assert_line) {
+    while (assert_line > out && assert_line[-1] != '\n') --assert_line;
+    reason = assert_line;
+  } else {
+    size_t end = len;
+    while (end > 0 && (out[end - 1] == '\n' || out[end - 1] == ' ')) --end;
+    size_t start = end;
+    while (start > 0 && out[start - 1] != '\n') --start;
+    reason = out + start;
+  }
   while (*reason == ' ') ++reason;
   snprintf(V.why, sizeof V.why, "ggml-vulkan could not open a Vulkan device (%s %d): %.*s",
            WIFSIGNALED(status) ? "signal" : "exit status", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
