@@ -407,8 +407,8 @@ void PluginHost::load(const std::string& library, const PluginArgs& args) {
     if (!reserved_zero) { bad("reserved fields must be zero (built against a newer header?)"); continue; }
     auto bad_ulp = [](double v) { return !(v >= 0 && v <= 1e6); };
     if (bad_ulp(exp_ulp) || bad_ulp(exp_ulp_per_x) || bad_ulp(div_ulp)) { bad("math: ULP counts must be in 0..1e6"); continue; }
-    Depth depth;
-    if (op != QGATE_OP_DEQUANT) {
+    Depth depth;  // a kernel the plugin says cannot run here is never evaluated: its depth is not read
+    if (op != QGATE_OP_DEQUANT && unavailable.empty()) {
       if (db < 1 || da < 0 || dc < 0 || da > (1 << 20) || dc > (1 << 30) || da + dc < 1) {
         bad("depth = a*ceil(k/b) + c needs b >= 1, 0 <= a <= 2^20, 0 <= c <= 2^30 and a + c >= 1");
         continue;

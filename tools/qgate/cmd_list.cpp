@@ -219,7 +219,7 @@ nlohmann::json json_devices() {
 // CTest's resource spec (version 1.0): one resource type per GPU backend, each device one
 // id with `slots` slots (the test entries of that backend declare RESOURCE_GROUPS
 // "<backend>:1", so at most `slots` of them share a device). A backend without a device
-// gets one id "absent" with a slot per core: its entries still run and report skipped with
+// gets one id "absent" with 1024 slots: its entries still run and report skipped with
 // the reason, rather than failing for want of a resource.
 nlohmann::json resource_spec(int slots) {
   nlohmann::json local = nlohmann::json::object();
