@@ -39,8 +39,6 @@ endif()
 
 if(QGATE_HAVE_HIP_CODE_OBJECTS)
   file(GLOB qgate_hip_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernels/cuda/*.cu)
-  file(GLOB qgate_hip_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernels/cuda/*.cuh
-       ${PROJECT_SOURCE_DIR}/kernels/cuda/*.hpp ${PROJECT_SOURCE_DIR}/kernels/cuda/*.inc)
   # The same meaning as the CUDA build: C++20, -O3, IEEE (no fast math; denormals kept,
   # which is clang's HIP default). QGATE_MUTANTS only declares the mutant entry points
   # mutants.cu defines; no production source changes with it.
@@ -73,10 +71,11 @@ if(QGATE_HAVE_HIP_CODE_OBJECTS)
         get_filename_component(name ${src} NAME_WE)
         set(co ${CMAKE_CURRENT_BINARY_DIR}/kernels/hip/${target}/${name}.co)
         add_custom_command(OUTPUT ${co}
-          COMMAND ${cc} ${common} ${extra} --offload-arch=${target} -c ${src} -o ${co}
+          COMMAND ${cc} ${common} ${extra} --offload-arch=${target} -c ${src} -o ${co} -MD -MF ${co}.d
           COMMAND ${CMAKE_COMMAND} -DNM=${QGATE_HIP_NM} -DOBJ=${co}
                   -P ${PROJECT_SOURCE_DIR}/kernels/hip/check_code_object.cmake
-          DEPENDS ${src} ${qgate_hip_headers} ${PROJECT_SOURCE_DIR}/kernels/hip/check_code_object.cmake
+          DEPENDS ${src} ${PROJECT_SOURCE_DIR}/kernels/hip/check_code_object.cmake
+          DEPFILE ${co}.d  # the headers the compiler read: a header no kernel includes rebuilds none
           COMMENT "HIP ${target} (${kind}): ${name}.co" VERBATIM)
         list(APPEND qgate_hip_objects ${co})
       endforeach()
