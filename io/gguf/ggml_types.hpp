@@ -1,5 +1,6 @@
 // ggml's tensor type ids as GGUF stores them, with each type's block size and bytes per
-// block, and the qgate format (oracle) behind it where there is one.
+// block, and the qgate format (oracle) behind it where there is one. The quantized types
+// are the formats.inc rows that carry a ggml id.
 // Source of the ids: ggml/include/ggml.h, enum ggml_type (ggml-org/llama.cpp, checked at
 // commit 37b53fd, and ggml 0.23 for NVFP4 = 40, Q1_0 = 41, Q2_0 = 42, read off the shipped
 // libggml-base.so's ggml_type_name; 4, 5, 31..33 and 36..38 are removed ids). Block sizes: ggml/src/ggml-common.h and ggml.c type_traits.

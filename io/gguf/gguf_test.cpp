@@ -26,8 +26,8 @@ TEST(GgufTypes, TableAgreesWithFormatRegistry) {
     EXPECT_EQ(qgate_format(g->id), f);
     ++matched;
   }
-  EXPECT_EQ(matched, 27);  // every GGUF-stored format qgate has an oracle for
-  // ggml.h ids, spot-checked against the enum (ggml/include/ggml.h).
+  EXPECT_GE(matched, 27);  // every GGUF-stored format qgate has an oracle for
+  // formats.inc's ggml ids, checked against ggml.h's enum (ggml/include/ggml.h; ggml 0.23 for 40..42).
   const std::pair<uint32_t, std::string_view> ids[] = {
       {2, "q4_0"}, {3, "q4_1"}, {6, "q5_0"}, {7, "q5_1"}, {8, "q8_0"}, {9, "q8_1"}, {10, "q2_K"},
       {14, "q6_K"}, {15, "q8_K"}, {16, "iq2_xxs"}, {23, "iq4_xs"}, {29, "iq1_m"}, {30, "bf16"},
