@@ -74,17 +74,7 @@ constexpr FieldSpec kQ8_1[] = {{"d", FieldKind::f16, 1}, {"s", FieldKind::f16, 1
 constexpr FieldSpec kQ8_K[] = {{"d", FieldKind::f32, 1}, {"bsums", FieldKind::s16, 16, true}};
 }  // namespace
 
-const FormatInfo& format_q8_1() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(q8_1), 256, 128, true, kQ8_1,
-                            "ggml src/ggml-common.h block_q8_1; src/ggml-quants.c quantize_row_q8_1_ref",
-                            decode_q8_1, pack_q8_1, unpack_q8_1};
-  return f;
-}
-const FormatInfo& format_q8_K() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(q8_K), 256, 128, true, kQ8_K,
-                            "ggml src/ggml-common.h block_q8_K; src/ggml-quants.c quantize_row_q8_K_ref",
-                            decode_q8_K, pack_q8_K, unpack_q8_K};
-  return f;
-}
+QGATE_DEFINE_FORMAT(q8_1, 256, 128, true, kQ8_1, "ggml src/ggml-common.h block_q8_1; src/ggml-quants.c quantize_row_q8_1_ref")
+QGATE_DEFINE_FORMAT(q8_K, 256, 128, true, kQ8_K, "ggml src/ggml-common.h block_q8_K; src/ggml-quants.c quantize_row_q8_K_ref")
 
 }  // namespace qgate::formats

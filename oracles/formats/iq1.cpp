@@ -159,27 +159,7 @@ constexpr FieldSpec kMFields[] = {{"d", FieldKind::f16, 1},
                                   {"delta_signs", FieldKind::ubits, 32, false, 1}};
 }  // namespace
 
-const FormatInfo& format_iq1_s() {
-  static const FormatInfo f = [] {
-    FormatInfo x{QGATE_FORMAT_HEAD(iq1_s), 2048, -1, false, kSFields,
-                 "ggml src/ggml-common.h block_iq1_s, iq1s_grid, IQ1S_DELTA; src/ggml-quants.c "
-                 "dequantize_row_iq1_s",
-                 decode_iq1_s, pack_iq1_s, unpack_iq1_s};
-    x.codes_per_block = kGroups;
-    return x;
-  }();
-  return f;
-}
-const FormatInfo& format_iq1_m() {
-  static const FormatInfo f = [] {
-    FormatInfo x{QGATE_FORMAT_HEAD(iq1_m), 2048, -1, false, kMFields,
-                 "ggml src/ggml-common.h block_iq1_m, iq1m_scale_t, iq1s_grid, IQ1M_DELTA; src/ggml-quants.c "
-                 "dequantize_row_iq1_m",
-                 decode_iq1_m, pack_iq1_m, unpack_iq1_m};
-    x.codes_per_block = kGroups;
-    return x;
-  }();
-  return f;
-}
+QGATE_DEFINE_FORMAT(iq1_s, 2048, -1, false, kSFields, "ggml src/ggml-common.h block_iq1_s, iq1s_grid, IQ1S_DELTA; src/ggml-quants.c dequantize_row_iq1_s", nullptr, nullptr, kGroups)
+QGATE_DEFINE_FORMAT(iq1_m, 2048, -1, false, kMFields, "ggml src/ggml-common.h block_iq1_m, iq1m_scale_t, iq1s_grid, IQ1M_DELTA; src/ggml-quants.c dequantize_row_iq1_m", nullptr, nullptr, kGroups)
 
 }  // namespace qgate::formats

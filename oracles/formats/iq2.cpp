@@ -183,37 +183,8 @@ constexpr FieldSpec kSFields[] = {{"d", FieldKind::f16, 1},
                                   {"scales", FieldKind::ubits, 16, false, 4}};
 }  // namespace
 
-const FormatInfo& format_iq2_xxs() {
-  static const FormatInfo f = [] {
-    FormatInfo x{QGATE_FORMAT_HEAD(iq2_xxs), 256, -1, false, kXxsFields,
-                 "ggml src/ggml-common.h block_iq2_xxs, iq2xxs_grid, ksigns_iq2xs; src/ggml-quants.c "
-                 "dequantize_row_iq2_xxs",
-                 decode_iq2_xxs, pack_iq2_xxs, unpack_iq2_xxs};
-    x.codes_per_block = kGroups;
-    return x;
-  }();
-  return f;
-}
-const FormatInfo& format_iq2_xs() {
-  static const FormatInfo f = [] {
-    FormatInfo x{QGATE_FORMAT_HEAD(iq2_xs), 512, -1, false, kXsFields,
-                 "ggml src/ggml-common.h block_iq2_xs, iq2xs_grid, ksigns_iq2xs; src/ggml-quants.c "
-                 "dequantize_row_iq2_xs",
-                 decode_iq2_xs, pack_iq2_xs, unpack_iq2_xs};
-    x.codes_per_block = kGroups;
-    return x;
-  }();
-  return f;
-}
-const FormatInfo& format_iq2_s() {
-  static const FormatInfo f = [] {
-    FormatInfo x{QGATE_FORMAT_HEAD(iq2_s), 1024, -1, false, kSFields,
-                 "ggml src/ggml-common.h block_iq2_s, iq2s_grid; src/ggml-quants.c dequantize_row_iq2_s",
-                 decode_iq2_s, pack_iq2_s, unpack_iq2_s};
-    x.codes_per_block = kGroups;
-    return x;
-  }();
-  return f;
-}
+QGATE_DEFINE_FORMAT(iq2_xxs, 256, -1, false, kXxsFields, "ggml src/ggml-common.h block_iq2_xxs, iq2xxs_grid, ksigns_iq2xs; src/ggml-quants.c dequantize_row_iq2_xxs", nullptr, nullptr, kGroups)
+QGATE_DEFINE_FORMAT(iq2_xs, 512, -1, false, kXsFields, "ggml src/ggml-common.h block_iq2_xs, iq2xs_grid, ksigns_iq2xs; src/ggml-quants.c dequantize_row_iq2_xs", nullptr, nullptr, kGroups)
+QGATE_DEFINE_FORMAT(iq2_s, 1024, -1, false, kSFields, "ggml src/ggml-common.h block_iq2_s, iq2s_grid; src/ggml-quants.c dequantize_row_iq2_s", nullptr, nullptr, kGroups)
 
 }  // namespace qgate::formats

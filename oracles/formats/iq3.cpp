@@ -137,26 +137,7 @@ constexpr FieldSpec kSFields[] = {{"d", FieldKind::f16, 1},
                                   {"scales", FieldKind::ubits, 8, false, 4}};
 }  // namespace
 
-const FormatInfo& format_iq3_xxs() {
-  static const FormatInfo f = [] {
-    FormatInfo x{QGATE_FORMAT_HEAD(iq3_xxs), 256, -1, false, kXxsFields,
-                 "ggml src/ggml-common.h block_iq3_xxs, iq3xxs_grid, ksigns_iq2xs; "
-                 "src/ggml-quants.c dequantize_row_iq3_xxs",
-                 decode_iq3_xxs, pack_iq3_xxs, unpack_iq3_xxs};
-    x.codes_per_block = kGroups;
-    return x;
-  }();
-  return f;
-}
-const FormatInfo& format_iq3_s() {
-  static const FormatInfo f = [] {
-    FormatInfo x{QGATE_FORMAT_HEAD(iq3_s), 512, -1, false, kSFields,
-                 "ggml src/ggml-common.h block_iq3_s, iq3s_grid; src/ggml-quants.c dequantize_row_iq3_s",
-                 decode_iq3_s, pack_iq3_s, unpack_iq3_s};
-    x.codes_per_block = kGroups;
-    return x;
-  }();
-  return f;
-}
+QGATE_DEFINE_FORMAT(iq3_xxs, 256, -1, false, kXxsFields, "ggml src/ggml-common.h block_iq3_xxs, iq3xxs_grid, ksigns_iq2xs; src/ggml-quants.c dequantize_row_iq3_xxs", nullptr, nullptr, kGroups)
+QGATE_DEFINE_FORMAT(iq3_s, 512, -1, false, kSFields, "ggml src/ggml-common.h block_iq3_s, iq3s_grid; src/ggml-quants.c dequantize_row_iq3_s", nullptr, nullptr, kGroups)
 
 }  // namespace qgate::formats

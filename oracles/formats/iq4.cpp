@@ -109,19 +109,7 @@ constexpr FieldSpec kNlFields[] = {{"d", FieldKind::f16, 1}};
 constexpr FieldSpec kXsFields[] = {{"d", FieldKind::f16, 1}, {"scales", FieldKind::s6, 8}};
 }  // namespace
 
-const FormatInfo& format_iq4_nl() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(iq4_nl), 16, -1, false, kNlFields,
-                            "ggml src/ggml-common.h block_iq4_nl, kvalues_iq4nl; src/ggml-quants.c "
-                            "dequantize_row_iq4_nl",
-                            decode_iq4_nl, pack_iq4_nl, unpack_iq4_nl};
-  return f;
-}
-const FormatInfo& format_iq4_xs() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(iq4_xs), 16, -1, false, kXsFields,
-                            "ggml src/ggml-common.h block_iq4_xs, kvalues_iq4nl; src/ggml-quants.c "
-                            "dequantize_row_iq4_xs",
-                            decode_iq4_xs, pack_iq4_xs, unpack_iq4_xs};
-  return f;
-}
+QGATE_DEFINE_FORMAT(iq4_nl, 16, -1, false, kNlFields, "ggml src/ggml-common.h block_iq4_nl, kvalues_iq4nl; src/ggml-quants.c dequantize_row_iq4_nl")
+QGATE_DEFINE_FORMAT(iq4_xs, 16, -1, false, kXsFields, "ggml src/ggml-common.h block_iq4_xs, kvalues_iq4nl; src/ggml-quants.c dequantize_row_iq4_xs")
 
 }  // namespace qgate::formats

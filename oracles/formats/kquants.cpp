@@ -273,37 +273,10 @@ constexpr FieldSpec kK4Fields[] = {{"d", FieldKind::f16, 1},
 constexpr FieldSpec kQ6Fields[] = {{"d", FieldKind::f16, 1}, {"scales", FieldKind::s8, 16}};
 }  // namespace
 
-const FormatInfo& format_q2_K() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(q2_K), 4, 0, false, kQ2Fields,
-                            "ggml src/ggml-common.h block_q2_K; src/ggml-quants.c dequantize_row_q2_K",
-                            decode_q2_K, pack_q2_K, unpack_q2_K};
-  return f;
-}
-const FormatInfo& format_q3_K() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(q3_K), 8, 4, false, kQ3Fields,
-                            "ggml src/ggml-common.h block_q3_K; src/ggml-quants.c dequantize_row_q3_K",
-                            decode_q3_K, pack_q3_K, unpack_q3_K};
-  return f;
-}
-const FormatInfo& format_q4_K() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(q4_K), 16, 0, false, kK4Fields,
-                            "ggml src/ggml-common.h block_q4_K; src/ggml-quants.c dequantize_row_q4_K, "
-                            "get_scale_min_k4",
-                            decode_q4_K, pack_q4_K, unpack_q4_K};
-  return f;
-}
-const FormatInfo& format_q5_K() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(q5_K), 32, 0, false, kK4Fields,
-                            "ggml src/ggml-common.h block_q5_K; src/ggml-quants.c dequantize_row_q5_K, "
-                            "get_scale_min_k4",
-                            decode_q5_K, pack_q5_K, unpack_q5_K};
-  return f;
-}
-const FormatInfo& format_q6_K() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(q6_K), 64, 32, false, kQ6Fields,
-                            "ggml src/ggml-common.h block_q6_K; src/ggml-quants.c dequantize_row_q6_K",
-                            decode_q6_K, pack_q6_K, unpack_q6_K};
-  return f;
-}
+QGATE_DEFINE_FORMAT(q2_K, 4, 0, false, kQ2Fields, "ggml src/ggml-common.h block_q2_K; src/ggml-quants.c dequantize_row_q2_K")
+QGATE_DEFINE_FORMAT(q3_K, 8, 4, false, kQ3Fields, "ggml src/ggml-common.h block_q3_K; src/ggml-quants.c dequantize_row_q3_K")
+QGATE_DEFINE_FORMAT(q4_K, 16, 0, false, kK4Fields, "ggml src/ggml-common.h block_q4_K; src/ggml-quants.c dequantize_row_q4_K, get_scale_min_k4")
+QGATE_DEFINE_FORMAT(q5_K, 32, 0, false, kK4Fields, "ggml src/ggml-common.h block_q5_K; src/ggml-quants.c dequantize_row_q5_K, get_scale_min_k4")
+QGATE_DEFINE_FORMAT(q6_K, 64, 32, false, kQ6Fields, "ggml src/ggml-common.h block_q6_K; src/ggml-quants.c dequantize_row_q6_K")
 
 }  // namespace qgate::formats

@@ -135,30 +135,10 @@ constexpr FieldSpec kDM[] = {{"d", FieldKind::f16, 1}, {"m", FieldKind::f16, 1}}
 constexpr std::string_view kSrc = "ggml src/ggml-common.h block_q*, src/ggml-quants.c dequantize_row_q*";
 }  // namespace
 
-const FormatInfo& format_q4_0() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(q4_0), 16, 8, false, kD, kSrc,
-                            decode_q4_0, pack_q4_0, unpack_q4_0};
-  return f;
-}
-const FormatInfo& format_q4_1() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(q4_1), 16, 0, false, kDM, kSrc,
-                            decode_q4_1, pack_q4_1, unpack_q4_1};
-  return f;
-}
-const FormatInfo& format_q5_0() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(q5_0), 32, 16, false, kD, kSrc,
-                            decode_q5_0, pack_q5_0, unpack_q5_0};
-  return f;
-}
-const FormatInfo& format_q5_1() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(q5_1), 32, 0, false, kDM, kSrc,
-                            decode_q5_1, pack_q5_1, unpack_q5_1};
-  return f;
-}
-const FormatInfo& format_q8_0() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(q8_0), 256, 128, false, kD, kSrc,
-                            decode_q8_0, pack_q8_0, unpack_q8_0};
-  return f;
-}
+QGATE_DEFINE_FORMAT(q4_0, 16, 8, false, kD, kSrc)
+QGATE_DEFINE_FORMAT(q4_1, 16, 0, false, kDM, kSrc)
+QGATE_DEFINE_FORMAT(q5_0, 32, 16, false, kD, kSrc)
+QGATE_DEFINE_FORMAT(q5_1, 32, 0, false, kDM, kSrc)
+QGATE_DEFINE_FORMAT(q8_0, 256, 128, false, kD, kSrc)
 
 }  // namespace qgate::formats

@@ -68,15 +68,7 @@ constexpr std::string_view kSrc1 = "ggml src/ggml-common.h block_q1_0, src/ggml-
 constexpr std::string_view kSrc2 = "ggml src/ggml-common.h block_q2_0, src/ggml-quants.c dequantize_row_q2_0";
 }  // namespace
 
-const FormatInfo& format_q1_0() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(q1_0), 2, -1, false, kD, kSrc1,
-                            decode_q1_0, pack_q1_0, unpack_q1_0};
-  return f;
-}
-const FormatInfo& format_q2_0() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(q2_0), 4, 1, false, kD, kSrc2,
-                            decode_q2_0, pack_q2_0, unpack_q2_0};
-  return f;
-}
+QGATE_DEFINE_FORMAT(q1_0, 2, -1, false, kD, kSrc1)
+QGATE_DEFINE_FORMAT(q2_0, 4, 1, false, kD, kSrc2)
 
 }  // namespace qgate::formats

@@ -59,10 +59,6 @@ constexpr std::string_view kSrc =
     "OCP MX v1.0 (E8M0 scale, E2M1 elements)";
 }  // namespace
 
-const FormatInfo& format_mxfp4() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(mxfp4), 16, 0, false, kE, kSrc,
-                            decode_mxfp4, pack_mxfp4, unpack_mxfp4};
-  return f;
-}
+QGATE_DEFINE_FORMAT(mxfp4, 16, 0, false, kE, kSrc)
 
 }  // namespace qgate::formats

@@ -59,10 +59,6 @@ constexpr std::string_view kSrc =
     "src/ggml-impl.h ggml_ue4m3_to_fp32";
 }  // namespace
 
-const FormatInfo& format_nvfp4() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(nvfp4), 16, 0, false, kD, kSrc,
-                            decode_nvfp4, pack_nvfp4, unpack_nvfp4};
-  return f;
-}
+QGATE_DEFINE_FORMAT(nvfp4, 16, 0, false, kD, kSrc)
 
 }  // namespace qgate::formats

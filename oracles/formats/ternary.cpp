@@ -142,22 +142,7 @@ constexpr FieldSpec kT1Fields[] = {{"d", FieldKind::f16, 1},
 constexpr FieldSpec kT2Fields[] = {{"d", FieldKind::f16, 1}};
 }  // namespace
 
-const FormatInfo& format_tq1_0() {
-  static const FormatInfo f{QGATE_FORMAT_HEAD(tq1_0), 3, 1, false, kT1Fields,
-                            "ggml src/ggml-common.h block_tq1_0; src/ggml-quants.c dequantize_row_tq1_0, "
-                            "quantize_row_tq1_0_ref",
-                            decode_tq1_0, pack_tq1_0, unpack_tq1_0};
-  return f;
-}
-const FormatInfo& format_tq2_0() {
-  static const FormatInfo f = [] {
-    FormatInfo x{QGATE_FORMAT_HEAD(tq2_0), 4, 1, false, kT2Fields,
-                 "ggml src/ggml-common.h block_tq2_0; src/ggml-quants.c dequantize_row_tq2_0",
-                 decode_tq2_0, pack_tq2_0, unpack_tq2_0};
-    x.code_valid = tq2_0_code_valid;
-    return x;
-  }();
-  return f;
-}
+QGATE_DEFINE_FORMAT(tq1_0, 3, 1, false, kT1Fields, "ggml src/ggml-common.h block_tq1_0; src/ggml-quants.c dequantize_row_tq1_0, quantize_row_tq1_0_ref")
+QGATE_DEFINE_FORMAT(tq2_0, 4, 1, false, kT2Fields, "ggml src/ggml-common.h block_tq2_0; src/ggml-quants.c dequantize_row_tq2_0", nullptr, tq2_0_code_valid)
 
 }  // namespace qgate::formats
