@@ -19,4 +19,15 @@ int pick_device(std::string_view type, const std::vector<std::string>& names, st
 // "0: NAME, 1: NAME" for messages.
 std::string device_list_text(const std::vector<std::string>& names);
 
+// A backend's runtime, one per process: built by Builder::build(why) on first use (on the
+// device pick_device chose) and kept for the process lifetime; nullptr with why_not saying
+// why there is none.
+template <class Builder>
+auto* process_runtime(std::string& why_not) {
+  static std::string why;
+  static auto* rt = Builder::build(why);
+  why_not = why;
+  return rt;
+}
+
 }  // namespace qgate

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <string_view>
 
 #include "oracles/formats/format.hpp"
@@ -59,28 +60,95 @@ constexpr std::string_view backend_name(BackendId b) {
   }
 }
 
+// The naming rule's last part: a kernel is <what it computes>_<suffix of its backend>.
+constexpr std::string_view kernel_suffix(BackendId b) {
+  switch (b) {
+    case BackendId::cpu: return "cpu";
+    case BackendId::vulkan: return "vk";
+    case BackendId::cuda: return "cuda";
+    case BackendId::hip: return "hip";
+    default: return "?";
+  }
+}
+
+// The naming rule of every weight kernel: <entry>_<format>_<operand>_<backend suffix>[variant].
+// entry: dequant, matmul (the decode mat-vec), gemm (tiled, any M), moe_matmul / moe_matvec /
+// moe_gemm, gate_up; operand: a dequant's output type (out_name), otherwise the activation
+// type (act_name: f32 where not quantized); variant: a second build of the same kernel on the
+// same backend (Vulkan's "dot": on the packed int8 dot product). Fusions: <stem>_<suffix>.
+inline std::string kernel_name(std::string_view entry, FormatId f, std::string_view operand, BackendId b,
+                               std::string_view variant = {}) {
+  std::string n(entry);
+  n.append("_").append(format_info(f).name).append("_").append(operand).append("_").append(kernel_suffix(b));
+  return n.append(variant);
+}
+
 struct Tile {
   int m = 1, n = 1, k = 1;  // output rows per tile (activations), weight rows per tile, k step
 };
 
-// CPU entry points take host pointers. A non-null return is an error message (the kernel
-// refused its input); it must then leave the output untouched.
+// The plain host signatures of CPU kernels (and of an engine's own host functions):
+// host pointers in and out. A non-null return is an error message (the kernel refused its
+// input); it must then leave the output untouched. core/launch_adapters.hpp adapts them to
+// LaunchFn.
 using DequantFn = const char* (*)(const uint8_t* w, int64_t n, int64_t k, void* out);
 using MatmulFn = const char* (*)(const uint8_t* w, int64_t n, int64_t k, const float* x, int64_t m, void* y);
 // Why this kernel cannot take this tensor (nullptr = it can): e.g. act-order g_idx.
 using AcceptsFn = const char* (*)(const QTensor& w);
 struct KernelInfo;
-class GuardedBuffer;
-// Device backends launch through this: upload w (and x for matmul), mirror `out`'s whole
-// guarded region on the device, run, and copy the region back.
-using LaunchFn = const char* (*)(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out);
-struct FusedArgs;  // kernels/cpu/fused_args.hpp: the tensors and parameters of a fused op
-using FusedFn = const char* (*)(const FusedArgs& a);
-// Op::moe_matmul: w is `experts` stacked experts of w.n / experts rows; ids holds m*top_k
-// expert ids (token-major); out receives m*top_k rows of w.n / experts (row t*top_k + s =
-// expert ids[t*top_k+s] applied to token t). Host pointers in; device backends upload.
-using MoeFn = const char* (*)(const KernelInfo& k, const QTensor& w, int64_t experts, const float* x, int64_t m,
-                              const int32_t* ids, int64_t top_k, GuardedBuffer& out);
+class GuardedBuffer;  // core/guarded.hpp
+struct FusedArgs;     // core/fused_args.hpp: the tensors and parameters of a fused op
+
+// One launch of a kernel of any op on any backend: what it reads and where it writes.
+// Host pointers throughout; a device backend uploads the inputs, mirrors `out`'s whole
+// guarded region (redzones included) on the device, runs, and copies the region back.
+struct LaunchArgs {
+  // Weight ops (dequant, matmul, gate_up, moe_matmul): the weight, the M activation rows
+  // (not read by dequant) and the guarded output.
+  const QTensor* w = nullptr;
+  const float* x = nullptr;
+  int64_t m = 0;
+  GuardedBuffer* out = nullptr;
+  // Op::moe_matmul: w is `experts` stacked experts of w->n / experts rows; ids holds
+  // m*top_k expert ids (token-major); out receives m*top_k rows of w->n / experts (row
+  // t*top_k + s = expert ids[t*top_k+s] applied to token t).
+  int64_t experts = 0;
+  const int32_t* ids = nullptr;
+  int64_t top_k = 0;
+  // Fusions and attention (is_fused(op)): their tensors, outputs and guards.
+  const FusedArgs* fused = nullptr;
+
+  static LaunchArgs weight(const QTensor& w, const float* x, int64_t m, GuardedBuffer& out) {
+    LaunchArgs a;
+    a.w = &w, a.x = x, a.m = m, a.out = &out;
+    return a;
+  }
+  static LaunchArgs moe(const QTensor& w, int64_t experts, const float* x, int64_t m, const int32_t* ids,
+                        int64_t top_k, GuardedBuffer& out) {
+    LaunchArgs a = weight(w, x, m, out);
+    a.experts = experts, a.ids = ids, a.top_k = top_k;
+    return a;
+  }
+  static LaunchArgs of(const FusedArgs& f) {
+    LaunchArgs a;
+    a.fused = &f;
+    return a;
+  }
+};
+// The one entry point of every kernel, whatever its op and backend. A non-null return is
+// an error message (the kernel refused its input or the device failed); the output is then
+// not judged.
+using LaunchFn = const char* (*)(const KernelInfo& k, const LaunchArgs& a);
+// A failed launch's message, kept per thread until the next failure: launch_failed(msg)
+// keeps it and returns it for the LaunchFn to return; launch_failure() reads it again.
+inline std::string& launch_failure() {
+  static thread_local std::string msg;
+  return msg;
+}
+inline const char* launch_failed(std::string msg) {
+  launch_failure() = std::move(msg);
+  return launch_failure().c_str();
+}
 
 struct KernelInfo {
   std::string name;
@@ -91,12 +159,8 @@ struct KernelInfo {
   Tile tile;
   int max_m = 0;  // matmul: largest M it is meant for (0 = any); decode kernels say 8
   bool deterministic = true;
-  DequantFn dequant = nullptr;
-  MatmulFn matmul = nullptr;
+  LaunchFn launch = nullptr;
   AcceptsFn accepts = nullptr;
-  LaunchFn launch = nullptr;          // device backends (CPU kernels use dequant / matmul)
-  FusedFn fused = nullptr;            // fusion and attention kernels (is_fused(op))
-  MoeFn moe = nullptr;                // Op::moe_matmul kernels
   // Fusions and attention: the precision of the attention probabilities P before P.V
   // (f32, f16 or bf16; eager attention materializes P in f32).
   OutType p_type = OutType::f32;

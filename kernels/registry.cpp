@@ -4,52 +4,46 @@
 #include "kernels/cpu/dequant.hpp"
 #include "kernels/cpu/gptq.hpp"
 #include "oracles/formats/gptq.hpp"
+#include "core/launch_adapters.hpp"
 #include "core/kernel.hpp"
+#include "kernels/registrars.hpp"
 #include "kernels/registry.hpp"
 
 namespace qgate {
-#ifdef QGATE_HAVE_VULKAN
-void add_vulkan_kernels(std::vector<KernelInfo>& v);  // kernels/vulkan/registry_vk.cpp
-#endif
-#ifdef QGATE_HAVE_CUDA
-void add_cuda_kernels(std::vector<KernelInfo>& v);  // kernels/cuda/registry_cuda.cpp
-#endif
-void add_cpu_moe_kernels(std::vector<KernelInfo>& v);  // kernels/cpu/moe.cpp
 namespace {
 
 template <class U, ActQuant A>
 void add_block_format(std::vector<KernelInfo>& v, FormatId f) {
-  const std::string fmt(format_info(f).name);
   const Tile blk{1, 1, U::elems};
   for (OutType o : {OutType::f32, OutType::f16, OutType::bf16}) {
-    KernelInfo d{"dequant_" + fmt + "_" + std::string(out_name(o)) + "_cpu", Op::dequant, BackendId::cpu, f,
+    KernelInfo d{kernel_name("dequant", f, out_name(o), BackendId::cpu), Op::dequant, BackendId::cpu, f,
                  Precision{ActQuant::none, 23, Depth{}, o}, blk};
-    d.dequant = o == OutType::f32 ? cpu::dequant<U, OutType::f32>
-              : o == OutType::f16 ? cpu::dequant<U, OutType::f16> : cpu::dequant<U, OutType::bf16>;
+    d.launch = o == OutType::f32 ? from_dequant<cpu::dequant<U, OutType::f32>>
+             : o == OutType::f16 ? from_dequant<cpu::dequant<U, OutType::f16>> : from_dequant<cpu::dequant<U, OutType::bf16>>;
     v.push_back(d);
   }
   if constexpr (A == ActQuant::none) {
     return;
   } else {
-    KernelInfo mv{"matmul_" + fmt + "_f32_cpu", Op::matmul, BackendId::cpu, f,
+    KernelInfo mv{kernel_name("matmul", f, "f32", BackendId::cpu), Op::matmul, BackendId::cpu, f,
                   Precision{ActQuant::none, 23, Depth{1, cpu::kMatvecLanes, 3}, OutType::f32},
                   Tile{1, 1, U::elems}, 8};
-    mv.matmul = cpu::matvec_f32<U>;
+    mv.launch = from_matmul<cpu::matvec_f32<U>>;
     v.push_back(mv);
-    KernelInfo gm{"gemm_" + fmt + "_f32_cpu", Op::matmul, BackendId::cpu, f,
+    KernelInfo gm{kernel_name("gemm", f, "f32", BackendId::cpu), Op::matmul, BackendId::cpu, f,
                   Precision{ActQuant::none, 23, Depth{1, 1, 0}, OutType::f32},
                   Tile{cpu::kGemmTileM, cpu::kGemmTileN, U::elems}, 0};
-    gm.matmul = cpu::gemm_f32<U>;
+    gm.launch = from_matmul<cpu::gemm_f32<U>>;
     v.push_back(gm);
     constexpr int64_t inner = cpu::qact_inner_depth<U, A>();
-    KernelInfo q{"matmul_" + fmt + "_" + std::string(act_name(A)) + "_cpu", Op::matmul, BackendId::cpu, f,
+    KernelInfo q{kernel_name("matmul", f, act_name(A), BackendId::cpu), Op::matmul, BackendId::cpu, f,
                  Precision{A, 23, Depth{1, U::elems, inner}, OutType::f32}, Tile{1, 1, U::elems}, 8};
-    q.matmul = cpu::matvec_qact<U, A>;
+    q.launch = from_matmul<cpu::matvec_qact<U, A>>;
     v.push_back(q);
-    KernelInfo gq{"gemm_" + fmt + "_" + std::string(act_name(A)) + "_cpu", Op::matmul, BackendId::cpu, f,
+    KernelInfo gq{kernel_name("gemm", f, act_name(A), BackendId::cpu), Op::matmul, BackendId::cpu, f,
                   Precision{A, 23, Depth{1, U::elems, inner}, OutType::f32},
                   Tile{cpu::kGemmTileM, cpu::kGemmTileN, U::elems}, 0};
-    gq.matmul = cpu::gemm_qact<U, A>;
+    gq.launch = from_matmul<cpu::gemm_qact<U, A>>;
     v.push_back(gq);
   }
 }
@@ -59,37 +53,37 @@ void add_block_format(std::vector<KernelInfo>& v, FormatId f) {
 template <class U, ActQuant A>
 void add_gate_up(std::vector<KernelInfo>& v, FormatId f) {
   constexpr int64_t inner = cpu::qact_inner_depth<U, A>();
-  KernelInfo g{"gate_up_" + std::string(format_info(f).name) + "_" + std::string(act_name(A)) + "_cpu", Op::gate_up,
+  KernelInfo g{kernel_name("gate_up", f, act_name(A), BackendId::cpu), Op::gate_up,
                BackendId::cpu, f, Precision{A, 23, Depth{1, U::elems, inner}, OutType::f32}, Tile{1, 1, U::elems}, 8};
-  g.matmul = cpu::gate_up_qact<U, A>;
+  g.launch = from_matmul<cpu::gate_up_qact<U, A>>;
   v.push_back(g);
 }
 
 void add_gptq(std::vector<KernelInfo>& v) {
   const FormatId f = FormatId::gptq_int4;
   for (OutType o : {OutType::f32, OutType::f16, OutType::bf16}) {
-    KernelInfo d{"dequant_gptq_int4_" + std::string(out_name(o)) + "_cpu", Op::dequant, BackendId::cpu, f,
+    KernelInfo d{kernel_name("dequant", f, out_name(o), BackendId::cpu), Op::dequant, BackendId::cpu, f,
                  Precision{ActQuant::none, 23, Depth{}, o}, Tile{1, 8, 8}};
-    d.dequant = o == OutType::f32 ? cpu::gptq_dequant<OutType::f32>
-              : o == OutType::f16 ? cpu::gptq_dequant<OutType::f16> : cpu::gptq_dequant<OutType::bf16>;
+    d.launch = o == OutType::f32 ? from_dequant<cpu::gptq_dequant<OutType::f32>>
+             : o == OutType::f16 ? from_dequant<cpu::gptq_dequant<OutType::f16>> : from_dequant<cpu::gptq_dequant<OutType::bf16>>;
     v.push_back(d);
   }
-  KernelInfo mv{"matmul_gptq_int4_f32_cpu", Op::matmul, BackendId::cpu, f,
+  KernelInfo mv{kernel_name("matmul", f, "f32", BackendId::cpu), Op::matmul, BackendId::cpu, f,
                 Precision{ActQuant::none, 23, Depth{1, 8, 3}, OutType::f32}, Tile{1, 8, 8}, 8};
-  mv.matmul = cpu::gptq_matvec_f32;
+  mv.launch = from_matmul<cpu::gptq_matvec_f32>;
   v.push_back(mv);
-  KernelInfo gm{"gemm_gptq_int4_f32_cpu", Op::matmul, BackendId::cpu, f,
+  KernelInfo gm{kernel_name("gemm", f, "f32", BackendId::cpu), Op::matmul, BackendId::cpu, f,
                 Precision{ActQuant::none, 23, Depth{1, 1, 0}, OutType::f32}, Tile{4, 8, 8}, 0};
-  gm.matmul = cpu::gptq_gemm_f32;
+  gm.launch = from_matmul<cpu::gptq_gemm_f32>;
   v.push_back(gm);
-  KernelInfo asym{"matmul_gptq_int4_q8_1_cpu", Op::matmul, BackendId::cpu, f,
+  KernelInfo asym{kernel_name("matmul", f, "q8_1", BackendId::cpu), Op::matmul, BackendId::cpu, f,
                   Precision{ActQuant::q8_1, 23, Depth{1, 32, 3}, OutType::f32}, Tile{1, 8, 32}, 8};
-  asym.matmul = cpu::gptq_matvec_q8_1<false>;
+  asym.launch = from_matmul<cpu::gptq_matvec_q8_1<false>>;
   asym.accepts = gptq::w4a8_accepts;
   v.push_back(asym);
   KernelInfo sym{"matmul_gptq_int4sym_q8_1_cpu", Op::matmul, BackendId::cpu, f,
                  Precision{ActQuant::q8_1, 23, Depth{1, 32, 3}, OutType::f32}, Tile{1, 8, 32}, 8};
-  sym.matmul = cpu::gptq_matvec_q8_1<true>;
+  sym.launch = from_matmul<cpu::gptq_matvec_q8_1<true>>;
   sym.accepts = gptq::w4a8_sym_accepts;
   v.push_back(sym);
 }
@@ -101,9 +95,9 @@ std::vector<KernelInfo> build() {
 #undef QGATE_CPU_BLOCK_FORMAT
   add_gptq(v);
   add_cpu_moe_kernels(v);
-#define QGATE_CPU_GATE_UP(fmt, act) add_gate_up<cpu::Unpack_##fmt, ActQuant::act>(v, FormatId::fmt);
-#include "kernels/cpu/gate_up.inc"
-#undef QGATE_CPU_GATE_UP
+#define QGATE_GATE_UP_cpu(fmt, act) add_gate_up<cpu::Unpack_##fmt, ActQuant::act>(v, FormatId::fmt);
+#include "kernels/gate_up.inc"
+#undef QGATE_GATE_UP_cpu
 #ifdef QGATE_HAVE_VULKAN
   add_vulkan_kernels(v);
 #endif

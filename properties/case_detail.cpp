@@ -3,9 +3,10 @@
 #include <cmath>
 #include <limits>
 
-#include "backends/guarded.hpp"
+#include "core/guarded.hpp"
 #include "oracles/ops/fusion.hpp"
 #include "properties/fused_case.hpp"
+#include "properties/testbed.hpp"
 
 namespace qgate {
 
@@ -16,18 +17,12 @@ CaseDetail detail_of(const Reference& ref, const GuardedBuffer& out);
 CaseDetail case_detail(const KernelInfo& k, const Case& c) {
   CaseDetail d;
   Reference ref;
-  DecodeError err = k.op == Op::dequant   ? dequant_ref(c.w, k.prec.out, ref)
-                    : k.op == Op::gate_up ? gate_up_ref(c.w, c.x.data(), c.spec.m, k.prec, ref, k.math)
-                                          : matmul_ref(c.w, c.x.data(), c.spec.m, k.prec, ref);
-  if (err) {
+  if (DecodeError err = weight_reference(k, c, ref)) {
     d.error = "oracle: " + err.message;
     return d;
   }
   GuardedBuffer out(ref.rows * ref.cols, k.prec.out);
-  const char* e = k.launch ? k.launch(k, c.w, c.x.data(), c.spec.m, out)
-                  : k.op == Op::dequant ? k.dequant(c.w.bytes.data(), c.w.n, c.w.k, out.data())
-                                        : k.matmul(c.w.bytes.data(), c.w.n, c.w.k, c.x.data(), c.spec.m, out.data());
-  if (e) {
+  if (const char* e = k.launch(k, LaunchArgs::weight(c.w, c.x.data(), c.spec.m, out))) {
     d.error = std::string("kernel: ") + e;
     return d;
   }

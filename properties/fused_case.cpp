@@ -9,7 +9,7 @@
 #include <iterator>
 #include <numeric>
 
-#include "backends/guarded.hpp"
+#include "core/guarded.hpp"
 #include "oracles/ops/attention.hpp"
 #include "oracles/ops/fusion.hpp"
 #include "properties/gen/materialize.hpp"
@@ -286,7 +286,6 @@ CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string*
   const FusedSpec& s = c.spec;
   FusedArgs a;
   a.op = k.op;
-  a.kernel = &k;
   auto oracle_error = [&](const DecodeError& e) {
     o.kind = CaseOutcome::Kind::oracle_error;
     o.message = e.message;
@@ -301,7 +300,7 @@ CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string*
       GuardedBuffer by(s.rows * s.n, OutType::f32), bh(s.rows * s.n, OutType::f32);
       a.rows = s.rows, a.n = s.n, a.x = c.x.data(), a.res = c.res.data(), a.w = c.w.data(), a.eps = s.eps;
       a.out0 = f32(by), a.out1 = f32(bh), a.red_out0 = by.redzone(), a.red_out1 = bh.redzone();
-      if (const char* e = k.fused(a)) return o.message = e, o;
+      if (const char* e = k.launch(k, LaunchArgs::of(a))) return o.message = e, o;
       o.verdict = judge_buf(y, by);
       merge(o.verdict, judge_buf(h, bh));
       keep(y, by);
@@ -312,7 +311,7 @@ CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string*
       if (auto e = silu_mul_ref(c.x.data(), c.res.data(), s.rows, s.n, y, k.math)) return oracle_error(e);
       GuardedBuffer by(s.rows * s.n, OutType::f32);
       a.rows = s.rows, a.n = s.n, a.x = c.x.data(), a.res = c.res.data(), a.out0 = f32(by), a.red_out0 = by.redzone();
-      if (const char* e = k.fused(a)) return o.message = e, o;
+      if (const char* e = k.launch(k, LaunchArgs::of(a))) return o.message = e, o;
       o.verdict = judge_buf(y, by);
       keep(y, by);
       return o;
@@ -324,7 +323,7 @@ CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string*
       a.rows = s.rows, a.n = s.n, a.top_k = s.top_k, a.x = c.x.data();
       a.out0 = f32(bw), a.ids = reinterpret_cast<int32_t*>(bi.data());
       a.red_out0 = bw.redzone(), a.red_ids = bi.redzone();
-      if (const char* e = k.fused(a)) return o.message = e, o;
+      if (const char* e = k.launch(k, LaunchArgs::of(a))) return o.message = e, o;
       // Unwritten ids still hold the poison bits (an out-of-range id): the judge rejects them.
       Reference wref;
       int64_t bad_rows = 0, ties = 0;
@@ -356,7 +355,7 @@ CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string*
       a.rope_mode = s.neox ? RopeMode::neox : RopeMode::interleaved;
       a.out0 = f32(bq), a.k_cache = f32(bk), a.v_cache = f32(bv);
       a.red_out0 = bq.redzone(), a.red_k = bk.redzone(), a.red_v = bv.redzone();
-      if (const char* e = k.fused(a)) return o.message = e, o;
+      if (const char* e = k.launch(k, LaunchArgs::of(a))) return o.message = e, o;
       o.verdict = judge_buf(ref.q, bq);
       // The cache rows at pos[t] are judged; every other row must still hold the poison.
       std::vector<char> written(static_cast<size_t>(s.kv_cap));
@@ -392,7 +391,7 @@ CaseOutcome run_fused_case(const KernelInfo& k, const FusedCase& c, std::string*
       a.kv_cap = s.kv_cap, a.q = c.q.data(), a.scale = s.scale;
       a.k_cache = const_cast<float*>(c.k.data()), a.v_cache = const_cast<float*>(c.v.data());
       a.out0 = f32(bo), a.red_out0 = bo.redzone();
-      if (const char* e = k.fused(a)) return o.message = e, o;
+      if (const char* e = k.launch(k, LaunchArgs::of(a))) return o.message = e, o;
       o.verdict = judge_buf(ref, bo);
       keep(ref, bo);
       return o;

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/guarded.hpp"
-#include "kernels/cpu/fused_args.hpp"
+#include "core/guarded.hpp"
+#include "core/fused_args.hpp"
 #include "properties/catalog.hpp"
 
 namespace qgate {

@@ -13,34 +13,14 @@
 #include "properties/catalog.hpp"
 #include "properties/gen/materialize.hpp"
 #include "kernels/registry.hpp"
+#include "properties/property_pairs.hpp"
 
 namespace qgate {
 namespace {
 
-struct Pair {
-  const KernelInfo* kernel;
-  const PropertyInfo* property;
-};
-
-std::vector<Pair> pairs() {
-  std::vector<Pair> v;
-  for (const PropertyInfo& p : all_properties())
-    for (const KernelInfo& k : fused_kernels())
-      if (applies(p, k) && backend_name(k.backend) == QGATE_TEST_BACKEND) v.push_back({&k, &p});
-  return v;
-}
-
 class Fused : public ::testing::TestWithParam<Pair> {};
 
-TEST_P(Fused, Property) {
-  const Pair& pr = GetParam();
-  const Availability a = probe_kernel(*pr.kernel);
-  if (!a.available) GTEST_SKIP() << backend_name(pr.kernel->backend) << ": " << a.reason;
-  const PropertyRun r = run_property(*pr.kernel, *pr.property, RunOptions{});
-  std::cout << "seed=0x" << std::hex << r.seed << std::dec << " " << r.coverage << " cases=" << r.cases
-            << " max|err|/bound=" << r.max_ratio << "\n";
-  EXPECT_TRUE(r.pass) << r.failure << "\n  repro: " << r.repro;
-}
+TEST_P(Fused, Property) { run_pair(GetParam(), RunOptions{}); }
 
 // No existing (weight-op) property applies to a fused kernel, and every fused kernel has
 // at least one property.
@@ -119,9 +99,7 @@ TEST(FusedOracle, AttentionBoundCoversLowPrecisionP) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, Fused, ::testing::ValuesIn(pairs()), [](const auto& info) {
-  return std::string(info.param.property->name) + "__" + info.param.kernel->name;
-});
+INSTANTIATE_TEST_SUITE_P(All, Fused, ::testing::ValuesIn(pairs_on_this_backend(fused_kernels())), pair_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Fused);
 
 }  // namespace

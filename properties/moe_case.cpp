@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/guarded.hpp"
+#include "core/guarded.hpp"
 #include "oracles/ops/moe.hpp"
 #include "properties/gen/materialize.hpp"
 #include "properties/rc_driver.hpp"
@@ -105,7 +105,7 @@ Outcome run_one(const KernelInfo& k, const MoeSpec& s, bool twice) {
     return o;
   }
   GuardedBuffer out(ref.rows * ref.cols, k.prec.out);
-  if (const char* e = k.moe(k, c.w, s.experts, c.x.data(), s.m, ids.data(), s.top_k, out)) {
+  if (const char* e = k.launch(k, LaunchArgs::moe(c.w, s.experts, c.x.data(), s.m, ids.data(), s.top_k, out))) {
     o.pass = false;
     o.failure = std::string("FAIL kernel error: ") + e;
     return o;
@@ -113,7 +113,7 @@ Outcome run_one(const KernelInfo& k, const MoeSpec& s, bool twice) {
   o.verdict = judge(ref, out.data(), out.before(), out.redzone(), out.after(), out.redzone());
   if (twice) {
     GuardedBuffer again(ref.rows * ref.cols, k.prec.out);
-    if (const char* e = k.moe(k, c.w, s.experts, c.x.data(), s.m, ids.data(), s.top_k, again)) {
+    if (const char* e = k.launch(k, LaunchArgs::moe(c.w, s.experts, c.x.data(), s.m, ids.data(), s.top_k, again))) {
       o.pass = false;
       o.failure = std::string("FAIL kernel error (second run): ") + e;
       return o;
@@ -131,7 +131,7 @@ Outcome run_one(const KernelInfo& k, const MoeSpec& s, bool twice) {
 PropertyRun run_moe_property(const KernelInfo& k, const PropertyInfo& p, const RunOptions& opt) {
   PropertyRun r;
   r.seed = opt.seed ? opt.seed : default_seed();
-  if (!k.moe) {
+  if (!k.launch) {
     r.pass = false;
     r.failure = k.name + " is an moe_matmul kernel without a launch";
     return r;

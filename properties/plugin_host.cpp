@@ -18,8 +18,9 @@
 #include <filesystem>
 #include <utility>
 
-#include "backends/guarded.hpp"
-#include "kernels/cpu/fused_args.hpp"
+#include "core/guarded.hpp"
+#include "core/fused_args.hpp"
+#include "core/launch_adapters.hpp"
 #include "plugin/qgate_plugin.h"
 #include "properties/plugin_session.hpp"
 #include "properties/plugin_wire.hpp"
@@ -153,11 +154,10 @@ const char* plugin_moe(const KernelInfo& k, const QTensor& w, int64_t experts, c
                                   " experts=" + std::to_string(experts) + " top_k=" + std::to_string(top_k) + ")");
 }
 
-// Fusions and attention: the FusedArgs' tensors, sized by the op (kernels/cpu/fused_args.hpp);
+// Fusions and attention: the FusedArgs' tensors, sized by the op (core/fused_args.hpp);
 // each output pointer sits `red` bytes into its guarded region.
-const char* plugin_fused(const FusedArgs& a) {
-  const KernelInfo* k = a.kernel;
-  if (!k) return "plugin: the fused call names no kernel";
+const char* plugin_fused(const KernelInfo& kernel, const LaunchArgs& launch) {
+  const FusedArgs& a = *launch.fused;
   SessionLaunch l;
   l.op = a.op;
   l.rows = a.rows, l.cols = a.n, l.top_k = a.top_k, l.tokens = a.tokens, l.n_head = a.n_head, l.n_head_kv = a.n_head_kv;
@@ -194,7 +194,7 @@ const char* plugin_fused(const FusedArgs& a) {
       break;
     default: return "plugin: not a fused op";
   }
-  return session_launch(*k, l, " (" + std::string(op_name(a.op)) + ")");
+  return session_launch(kernel, l, " (" + std::string(op_name(a.op)) + ")");
 }
 
 // Ends the kernel's session process: its next launch is the first of a fresh process.
@@ -436,9 +436,7 @@ void PluginHost::load(const std::string& library, const PluginArgs& args) {
     ki.tile = Tile{tm, tn, tk};
     ki.max_m = max_m;
     ki.deterministic = det != 0;
-    if (ki.op == Op::moe_matmul) ki.moe = plugin_moe;
-    else if (fused) ki.fused = plugin_fused;
-    else ki.launch = plugin_launch;
+    ki.launch = ki.op == Op::moe_matmul ? from_moe<plugin_moe> : fused ? plugin_fused : from_weight<plugin_launch>;
     ki.p_type = static_cast<OutType>(p_type);
     if (rsqrt_roundings > 0) ki.math.rsqrt_roundings = rsqrt_roundings;
     if (rotate_roundings > 0) ki.math.rotate_roundings = rotate_roundings;

@@ -1,6 +1,6 @@
 #include "properties/testbed.hpp"
 
-#include "backends/guarded.hpp"
+#include "core/guarded.hpp"
 #include "oracles/ops/fusion.hpp"
 
 namespace qgate {
@@ -13,6 +13,12 @@ std::string CaseOutcome::summary() const {
   }
 }
 
+DecodeError weight_reference(const KernelInfo& k, const Case& c, Reference& ref) {
+  return k.op == Op::dequant   ? dequant_ref(c.w, k.prec.out, ref)
+         : k.op == Op::gate_up ? gate_up_ref(c.w, c.x.data(), c.spec.m, k.prec, ref, k.math)
+                               : matmul_ref(c.w, c.x.data(), c.spec.m, k.prec, ref);
+}
+
 CaseOutcome run_case(const KernelInfo& k, const Case& c, bool check_determinism, std::vector<uint8_t>* output) {
   CaseOutcome o;
   if (k.accepts) {
@@ -23,19 +29,12 @@ CaseOutcome run_case(const KernelInfo& k, const Case& c, bool check_determinism,
     }
   }
   Reference ref;
-  DecodeError err = k.op == Op::dequant   ? dequant_ref(c.w, k.prec.out, ref)
-                    : k.op == Op::gate_up ? gate_up_ref(c.w, c.x.data(), c.spec.m, k.prec, ref, k.math)
-                                          : matmul_ref(c.w, c.x.data(), c.spec.m, k.prec, ref);
-  if (err) {
+  if (DecodeError err = weight_reference(k, c, ref)) {
     o.kind = CaseOutcome::Kind::oracle_error;
     o.message = err.message;
     return o;
   }
-  auto launch = [&](GuardedBuffer& buf) -> const char* {
-    if (k.launch) return k.launch(k, c.w, c.x.data(), c.spec.m, buf);
-    if (k.op == Op::dequant) return k.dequant(c.w.bytes.data(), c.w.n, c.w.k, buf.data());
-    return k.matmul(c.w.bytes.data(), c.w.n, c.w.k, c.x.data(), c.spec.m, buf.data());
-  };
+  auto launch = [&](GuardedBuffer& buf) { return k.launch(k, LaunchArgs::weight(c.w, c.x.data(), c.spec.m, buf)); };
   GuardedBuffer out(ref.rows * ref.cols, k.prec.out);
   if (const char* e = launch(out)) {
     o.message = e;

@@ -18,6 +18,10 @@ struct CaseOutcome {
   std::string summary() const;
 };
 
+// The oracle's {value, bound} per element of a weight op's (dequant, matmul, gate_up) case
+// for the math the kernel declares.
+DecodeError weight_reference(const KernelInfo& k, const Case& c, Reference& ref);
+
 // output, when given, receives the kernel's output bytes (for comparisons across launches).
 CaseOutcome run_case(const KernelInfo& k, const Case& c, bool check_determinism,
                      std::vector<uint8_t>* output = nullptr);

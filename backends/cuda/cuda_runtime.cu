@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "backends/device_select.hpp"
-#include "backends/guarded.hpp"
+#include "core/guarded.hpp"
 #include "backends/cuda/vendor.cuh"
 
 namespace qgate::cu {
@@ -103,12 +103,7 @@ struct RuntimeBuilder {
   }
 };
 
-Runtime* Runtime::instance(std::string& why_not) {
-  static std::string why;
-  static Runtime* rt = RuntimeBuilder::build(why);  // kept for the process lifetime
-  why_not = why;
-  return rt;
-}
+Runtime* Runtime::instance(std::string& why_not) { return process_runtime<RuntimeBuilder>(why_not); }
 
 std::string Runtime::sync(const char* what) const {
   gpuError_t e = gpuGetLastError();

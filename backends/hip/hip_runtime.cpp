@@ -137,12 +137,7 @@ struct RuntimeBuilder {
   }
 };
 
-Runtime* Runtime::instance(std::string& why_not) {
-  static std::string why;
-  static Runtime* rt = RuntimeBuilder::build(why);  // kept for the process lifetime
-  why_not = why;
-  return rt;
-}
+Runtime* Runtime::instance(std::string& why_not) { return process_runtime<RuntimeBuilder>(why_not); }
 
 std::string Runtime::load_module(const std::string& source_or_path, void** module) const {
   std::string path = source_or_path;

@@ -211,12 +211,7 @@ struct RuntimeBuilder {
   }
 };
 
-Runtime* Runtime::instance(std::string& why_not) {
-  static std::string why;
-  static Runtime* rt = RuntimeBuilder::build(why);  // kept for the process lifetime
-  why_not = why;
-  return rt;
-}
+Runtime* Runtime::instance(std::string& why_not) { return process_runtime<RuntimeBuilder>(why_not); }
 
 Runtime::~Runtime() = default;  // process-lifetime singleton; the driver reclaims at exit
 

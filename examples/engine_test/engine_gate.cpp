@@ -3,6 +3,7 @@
 // require nbad = 0. The planted-bug copy must be rejected: a gate that passes it is broken.
 #include <cstdio>
 
+#include "core/launch_adapters.hpp"
 #include "properties/catalog.hpp"
 
 namespace engine {
@@ -15,7 +16,7 @@ namespace {
 // Each output sums K/32 block partials, each of 32 sequential terms: depth K/32 + 32.
 constexpr qgate::Depth depth{1, 32, 32};
 
-qgate::KernelInfo describe(const char* name, qgate::MatmulFn fn) {
+qgate::KernelInfo describe(const char* name, qgate::LaunchFn launch) {
   qgate::KernelInfo k;
   k.name = name;
   k.op = qgate::Op::matmul;
@@ -23,7 +24,7 @@ qgate::KernelInfo describe(const char* name, qgate::MatmulFn fn) {
   k.format = qgate::FormatId::q8_0;
   k.prec = qgate::Precision{qgate::ActQuant::none, 23, depth, qgate::OutType::f32};
   k.tile = qgate::Tile{1, 1, 32};
-  k.matmul = fn;
+  k.launch = launch;
   return k;
 }
 
@@ -44,8 +45,9 @@ int gate(const qgate::KernelInfo& k) {
 }  // namespace
 
 int main() {
-  const int good = gate(describe("engine_matvec_q8_0_f32", engine::matvec_q8_0_f32));
-  const int bad = gate(describe("engine_matvec_q8_0_f32_first_scale", engine::matvec_q8_0_f32_first_scale));
+  const int good = gate(describe("engine_matvec_q8_0_f32", qgate::from_matmul<engine::matvec_q8_0_f32>));
+  const int bad = gate(describe("engine_matvec_q8_0_f32_first_scale",
+                                  qgate::from_matmul<engine::matvec_q8_0_f32_first_scale>));
   std::printf("engine kernel: %d failing properties (want 0); planted bug: %d failing properties (want > 0)\n", good, bad);
   return good == 0 && bad > 0 ? 0 : 1;
 }

@@ -15,12 +15,7 @@ namespace qgate::cpu {
 namespace {
 
 const char* check(const FusedArgs& a) {
-  if (a.tokens < 1 || a.n_head < 1 || a.n_head_kv < 1 || a.d < 1 || a.kv_len < 1)
-    return "attention: tokens, heads, d and kv_len must be >= 1";
-  if (a.n_head % a.n_head_kv) return "attention: n_head is not a multiple of n_head_kv";
-  if (a.tokens > a.kv_len || a.kv_len > a.kv_cap) return "attention: need tokens <= kv_len <= kv_cap";
-  if (!a.q || !a.k_cache || !a.v_cache || !a.out0) return "attention: a tensor is missing";
-  return nullptr;
+  return fused_args_error(a);
 }
 
 float score(const float* q, const float* k, int64_t d, float scale) {

@@ -1,6 +1,6 @@
-// CPU fusion and attention kernels (registered in kernels/cpu/fused.inc). All f32.
+// CPU fusion and attention kernels (registered in kernels/fused.inc). All f32.
 #pragma once
-#include "kernels/cpu/fused_args.hpp"
+#include "core/fused_args.hpp"
 
 namespace qgate::cpu {
 

@@ -42,9 +42,7 @@ void norm_rope(const float* src, const float* w, int64_t d, float eps, int32_t p
 }  // namespace
 
 const char* add_rmsnorm_f32(const FusedArgs& a) {
-  if (a.rows < 1 || a.n < 1) return "add_rmsnorm: rows and n must be >= 1";
-  if (!a.x || !a.res || !a.w || !a.out0 || !a.out1) return "add_rmsnorm: a tensor is missing";
-  if (!(a.eps > 0)) return "add_rmsnorm: eps must be > 0";
+  if (const char* e = fused_args_error(a)) return e;
   for (int64_t r = 0; r < a.rows; ++r) {
     const float* x = a.x + r * a.n;
     const float* res = a.res + r * a.n;
@@ -58,13 +56,8 @@ const char* add_rmsnorm_f32(const FusedArgs& a) {
 }
 
 const char* qk_norm_rope_kv_f32(const FusedArgs& a) {
-  if (a.tokens < 1 || a.n_head < 1 || a.n_head_kv < 1) return "qk_norm_rope: tokens and heads must be >= 1";
-  if (a.d < 2 || a.d % 2 || a.d > 1024) return "qk_norm_rope: head dim must be even, 2..1024";
-  if (!a.q || !a.k || !a.v || !a.w_q || !a.w_k || !a.pos || !a.out0 || !a.k_cache || !a.v_cache)
-    return "qk_norm_rope: a tensor is missing";
-  if (!(a.eps > 0)) return "qk_norm_rope: eps must be > 0";
-  for (int64_t t = 0; t < a.tokens; ++t)
-    if (a.pos[t] < 0 || a.pos[t] >= a.kv_cap) return "qk_norm_rope: a position lies outside the KV cache";
+  if (const char* e = fused_args_error(a)) return e;
+  if (a.d > 1024) return "qk_norm_rope: this kernel takes head dims up to 1024";
   const int64_t d = a.d;
   for (int64_t t = 0; t < a.tokens; ++t) {
     const int32_t p = a.pos[t];

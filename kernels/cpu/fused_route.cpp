@@ -10,8 +10,7 @@ namespace qgate::cpu {
 // Softmax in f32 (max-shifted expf, a sequential sum, one division each), then k passes of
 // selection: the largest probability, equal probabilities going to the lower expert index.
 const char* moe_route_f32(const FusedArgs& a) {
-  if (a.rows < 1 || a.n < 1 || a.top_k < 1 || a.top_k > a.n) return "moe_route: need 1 <= top_k <= experts";
-  if (!a.x || !a.ids || !a.out0) return "moe_route: a tensor is missing";
+  if (const char* e = fused_args_error(a)) return e;
   std::vector<float> p(static_cast<size_t>(a.n));
   std::vector<char> taken(static_cast<size_t>(a.n));
   for (int64_t r = 0; r < a.rows; ++r) {
@@ -45,8 +44,7 @@ const char* moe_route_f32(const FusedArgs& a) {
 }
 
 const char* silu_mul_f32(const FusedArgs& a) {
-  if (a.rows < 1 || a.n < 1) return "silu_mul: rows and n must be >= 1";
-  if (!a.x || !a.res || !a.out0) return "silu_mul: a tensor is missing";
+  if (const char* e = fused_args_error(a)) return e;
   const bool swapped = QGATE_MUTANT_ON(cpu_silu_on_up);
   for (int64_t i = 0; i < a.rows * a.n; ++i) {
     const float g = swapped ? a.res[i] : a.x[i], u = swapped ? a.x[i] : a.res[i];

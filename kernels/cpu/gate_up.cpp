@@ -29,9 +29,9 @@ const char* gate_up_qact(const uint8_t* w, int64_t n, int64_t k, const float* x,
   return nullptr;
 }
 
-#define QGATE_CPU_GATE_UP(fmt, act) \
+#define QGATE_GATE_UP_cpu(fmt, act) \
   template const char* gate_up_qact<Unpack_##fmt, ActQuant::act>(const uint8_t*, int64_t, int64_t, const float*, int64_t, void*);
-#include "kernels/cpu/gate_up.inc"
-#undef QGATE_CPU_GATE_UP
+#include "kernels/gate_up.inc"
+#undef QGATE_GATE_UP_cpu
 
 }  // namespace qgate::cpu

@@ -1,4 +1,4 @@
-// The attention entry points of kernels/cuda/fused.inc; the kernels and their declared
+// The attention entry points of kernels/fused.inc; the kernels and their declared
 // arithmetic are in fused_attention.cuh.
 #include "kernels/cuda/fused_attention.cuh"
 

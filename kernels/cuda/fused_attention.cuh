@@ -1,4 +1,4 @@
-// Causal GQA attention (kernels/cuda/fused.inc), one block of kAttnThreads per query row
+// Causal GQA attention (kernels/fused.inc), one block of kAttnThreads per query row
 // (t, h): query t sits at position kv_len - tokens + t; q head h reads kv head
 // h / (n_head / n_head_kv); thread tid owns head dims tid + kAttnThreads * c (d <=
 // kAttnMaxD). Scores: a sequential multiply-add chain along d (depth d), then * scale.

@@ -1,4 +1,4 @@
-// The gate+up pair on CUDA (Op::gate_up, kernels/cuda/fused_gate_up.inc): one device
+// The gate+up pair on CUDA (Op::gate_up, kernels/gate_up.inc): one device
 // quantization of the activations (quantize_q8_1 / quantize_q8_K), the format's production
 // mat-vec launcher twice on it (gate rows 0..N-1, then up rows N..2N-1 of the merged weight),
 // and y = silu(g) * u by fused_silu_mul (expf 2 ULP: cuda_math, which gate_up_ref takes).
@@ -10,21 +10,19 @@
 #include <vector>
 
 #include "backends/cuda/cuda_runtime.hpp"
-#include "backends/guarded.hpp"
+#include "core/guarded.hpp"
 #include "kernels/cuda/fused_launchers.hpp"
 #include "kernels/cuda/cuda_code.hpp"
 #include "core/kernel.hpp"
+#include "kernels/registrars.hpp"
+#include "core/launch_adapters.hpp"
 #include "oracles/formats/geometry.hpp"
 
 namespace qgate {
 namespace cuf {
 namespace {
 
-thread_local std::string g_err;
-const char* fail(std::string msg) {
-  g_err = std::move(msg);
-  return g_err.c_str();
-}
+const char* fail(std::string msg) { return launch_failed(std::move(msg)); }
 
 constexpr int64_t log2_threads() {
   int64_t l = 0;
@@ -90,19 +88,19 @@ const char* launch_gate_up(const KernelInfo& k, const QTensor& w, const float* x
 }  // namespace cuf
 
 void add_cuda_gate_up_kernels(std::vector<KernelInfo>& v) {
-#define QGATE_CUDA_GATE_UP(fmt, act)                                                                              \
+#define QGATE_GATE_UP_cuda(fmt, act)                                                                              \
   {                                                                                                             \
     static const cuf::GateUpCode code{cuk::matvec_##fmt, ActQuant::act};                                        \
-    KernelInfo g{"gate_up_" #fmt "_" #act "_cuda", Op::gate_up, BackendId::cuda, FormatId::fmt,                 \
+    KernelInfo g{kernel_name("gate_up", FormatId::fmt, #act, BackendId::cuda), Op::gate_up, BackendId::cuda, FormatId::fmt,                 \
                  Precision{ActQuant::act, 23, cuf::gate_up_depth, OutType::f32},                                \
                  Tile{1, 1, std::lcm(format_info(FormatId::fmt).block_elems, 32 * cuk::kMatvecThreads)}, cuk::kMatvecRows};                         \
-    g.launch = cuf::launch_gate_up;                                                                             \
+    g.launch = from_weight<cuf::launch_gate_up>;                                                                             \
     g.device_code = &code;                                                                                      \
     g.math = cuda_math();                                                                                       \
     v.push_back(g);                                                                                             \
   }
-#include "kernels/cuda/fused_gate_up.inc"
-#undef QGATE_CUDA_GATE_UP
+#include "kernels/gate_up.inc"
+#undef QGATE_GATE_UP_cuda
 }
 
 }  // namespace qgate

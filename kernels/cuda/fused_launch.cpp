@@ -1,4 +1,4 @@
-// CUDA launches of the fusion and attention kernels (kernels/cuda/fused.inc): upload the
+// CUDA launches of the fusion and attention kernels (kernels/fused.inc): upload the
 // inputs, mirror each output with its guards (FusedArgs::red_*) on the device, launch on
 // the runtime's stream, copy every mirrored region back, so device-side writes past an
 // output, unwritten poison and clobbered cache rows show in the verdict as on the CPU.
@@ -9,10 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "core/launch_adapters.hpp"
 #include "backends/cuda/cuda_runtime.hpp"
-#include "kernels/cpu/fused_args.hpp"
+#include "core/fused_args.hpp"
 #include "kernels/cuda/fused_launchers.hpp"
 #include "core/kernel.hpp"
+#include "kernels/registrars.hpp"
 #include "kernels/mutant.hpp"
 #include "kernels/registry.hpp"
 
@@ -24,11 +26,7 @@ enum class Attn { eager, flash_f32, flash_f16, flash_bf16 };
 
 namespace {
 
-thread_local std::string g_err;
-const char* fail(std::string msg) {
-  g_err = std::move(msg);
-  return g_err.c_str();
-}
+const char* fail(std::string msg) { return launch_failed(std::move(msg)); }
 
 // One tensor on the device: an input (copied up), or an output mirrored with `red` guard
 // bytes on each side (copied up, and back after the launch).
@@ -81,10 +79,9 @@ constexpr int64_t kMaxGrid = (int64_t{1} << 31) - 1;
 }  // namespace
 
 const char* launch_silu_mul(const FusedArgs& a) {
-  if (a.rows < 1 || a.n < 1) return "silu_mul: rows and n must be >= 1";
-  if (!a.x || !a.res || !a.out0) return "silu_mul: a tensor is missing";
+  if (const char* e = fused_args_error(a)) return e;
   cu::Runtime* rt = runtime();
-  if (!rt) return g_err.c_str();
+  if (!rt) return launch_failure().c_str();
   const size_t n = static_cast<size_t>(a.rows * a.n);
   Tensor g(a.x, 4 * n), u(a.res, 4 * n), o(a.out0, 4 * n, a.red_out0);
   if (auto e = first_error(g, u, o); !e.empty()) return fail(e);
@@ -93,12 +90,10 @@ const char* launch_silu_mul(const FusedArgs& a) {
 }
 
 const char* launch_add_rmsnorm(const FusedArgs& a) {
-  if (a.rows < 1 || a.n < 1) return "add_rmsnorm: rows and n must be >= 1";
-  if (!a.x || !a.res || !a.w || !a.out0 || !a.out1) return "add_rmsnorm: a tensor is missing";
-  if (!(a.eps > 0)) return "add_rmsnorm: eps must be > 0";
+  if (const char* e = fused_args_error(a)) return e;
   if (a.rows > kMaxGrid) return "add_rmsnorm: more than 2^31 - 1 rows";
   cu::Runtime* rt = runtime();
-  if (!rt) return g_err.c_str();
+  if (!rt) return launch_failure().c_str();
   const size_t n = static_cast<size_t>(a.rows * a.n);
   Tensor x(a.x, 4 * n), r(a.res, 4 * n), w(a.w, 4 * static_cast<size_t>(a.n)), y(a.out0, 4 * n, a.red_out0),
       h(a.out1, 4 * n, a.red_out1);
@@ -109,20 +104,13 @@ const char* launch_add_rmsnorm(const FusedArgs& a) {
 }
 
 const char* launch_qk_norm_rope(const FusedArgs& a) {
-  if (a.tokens < 1 || a.n_head < 1 || a.n_head_kv < 1) return "qk_norm_rope: tokens and heads must be >= 1";
-  if (a.d < 2 || a.d % 2 || a.d > 4096) return "qk_norm_rope: head dim must be even, 2..4096";
-  if (!a.q || !a.k || !a.v || !a.w_q || !a.w_k || !a.pos || !a.out0 || !a.k_cache || !a.v_cache)
-    return "qk_norm_rope: a tensor is missing";
-  if (!(a.eps > 0)) return "qk_norm_rope: eps must be > 0";
+  if (const char* e = fused_args_error(a)) return e;
+  if (a.d > 4096) return "qk_norm_rope: this kernel takes head dims up to 4096";
   if (a.tokens * (a.n_head + a.n_head_kv) > kMaxGrid) return "qk_norm_rope: more than 2^31 - 1 head vectors";
-  for (int64_t t = 0; t < a.tokens; ++t)
-    if (a.pos[t] < 0 || a.pos[t] >= a.kv_cap) return "qk_norm_rope: a position lies outside the KV cache";
   cu::Runtime* rt = runtime();
-  if (!rt) return g_err.c_str();
+  if (!rt) return launch_failure().c_str();
   const int64_t d = a.d;
-  // theta_i = f32(pos) * powf(base, f32(-2i/d)): the frequencies as the CPU kernel forms them.
-  std::vector<float> freq(static_cast<size_t>(d / 2));
-  for (int64_t i = 0; i < d / 2; ++i) freq[i] = std::pow(a.rope_base, static_cast<float>(-2 * i) / static_cast<float>(d));
+  const std::vector<float> freq = rope_frequencies(a.rope_base, d);  // as the CPU kernel forms them
   const size_t qn = static_cast<size_t>(a.tokens * a.n_head * d), kn = static_cast<size_t>(a.tokens * a.n_head_kv * d);
   const size_t cache = static_cast<size_t>(a.n_head_kv * a.kv_cap * d);
   Tensor q(a.q, 4 * qn), k(a.k, 4 * kn), v(a.v, 4 * kn), wq(a.w_q, 4 * static_cast<size_t>(d)),
@@ -136,14 +124,13 @@ const char* launch_qk_norm_rope(const FusedArgs& a) {
 }
 
 const char* launch_moe_route(const FusedArgs& a) {
-  if (a.rows < 1 || a.n < 1 || a.top_k < 1 || a.top_k > a.n) return "moe_route: need rows >= 1 and 1 <= top_k <= experts";
+  if (const char* e = fused_args_error(a)) return e;
   if (a.n > kRouteMaxExperts || a.top_k > kRouteMaxK) return "moe_route: this kernel takes at most 256 experts and top_k <= 8";
-  if (!a.x || !a.out0 || !a.ids) return "moe_route: a tensor is missing";
   if (a.rows > kMaxGrid) return "moe_route: more than 2^31 - 1 rows";
   for (int64_t i = 0; i < a.rows * a.n; ++i)
     if (!std::isfinite(a.x[i])) return "moe_route: non-finite logit";
   cu::Runtime* rt = runtime();
-  if (!rt) return g_err.c_str();
+  if (!rt) return launch_failure().c_str();
   const size_t k = static_cast<size_t>(a.rows * a.top_k);
   Tensor l(a.x, 4 * static_cast<size_t>(a.rows * a.n)), w(a.out0, 4 * k, a.red_out0), ids(a.ids, 4 * k, a.red_ids);
   if (auto e = first_error(l, w, ids); !e.empty()) return fail(e);
@@ -153,15 +140,11 @@ const char* launch_moe_route(const FusedArgs& a) {
 
 template <Attn V>
 const char* launch_attention(const FusedArgs& a) {
-  if (a.tokens < 1 || a.n_head < 1 || a.n_head_kv < 1 || a.d < 1 || a.kv_len < 1)
-    return "attention: tokens, heads, d and kv_len must be >= 1";
-  if (a.n_head % a.n_head_kv) return "attention: n_head is not a multiple of n_head_kv";
-  if (a.tokens > a.kv_len || a.kv_len > a.kv_cap) return "attention: need tokens <= kv_len <= kv_cap";
+  if (const char* e = fused_args_error(a)) return e;
   if (a.d > kAttnMaxD) return "attention: this kernel takes head dims up to 256";
-  if (!a.q || !a.k_cache || !a.v_cache || !a.out0) return "attention: a tensor is missing";
   if (a.tokens * a.n_head > kMaxGrid) return "attention: more than 2^31 - 1 query rows";
   cu::Runtime* rt = runtime();
-  if (!rt) return g_err.c_str();
+  if (!rt) return launch_failure().c_str();
   const size_t rows = static_cast<size_t>(a.tokens * a.n_head), d = static_cast<size_t>(a.d);
   const size_t cache = static_cast<size_t>(a.n_head_kv * a.kv_cap) * d;
   Tensor q(a.q, 4 * rows * d), k(a.k_cache, 4 * cache), v(a.v_cache, 4 * cache), o(a.out0, 4 * rows * d, a.red_out0),
@@ -198,17 +181,10 @@ constexpr Depth depth_seq{};
 void add_cuda_fused_kernels(std::vector<KernelInfo>& v) {
   using namespace cuf;
   const FusedMath math = cuda_math();
-#define QGATE_CUDA_FUSED(name, op, fn, depth, tile_k, p)                                                        \
-  {                                                                                                           \
-    KernelInfo k{#name, Op::op, BackendId::cuda, FormatId::q8_0, Precision{ActQuant::none, 23, depth, OutType::f32}, \
-                 Tile{1, 1, tile_k}};                                                                         \
-    k.fused = fn;                                                                                             \
-    k.p_type = OutType::p;                                                                                    \
-    k.math = math;                                                                                            \
-    v.push_back(k);                                                                                           \
-  }
-#include "kernels/cuda/fused.inc"
-#undef QGATE_CUDA_FUSED
+#define QGATE_FUSED_cuda(stem, op, fn, depth, tile_k, p) \
+  v.push_back(fused_kernel(#stem, BackendId::cuda, Op::op, from_fused<fn>, depth, tile_k, OutType::p, math));
+#include "kernels/fused.inc"
+#undef QGATE_FUSED_cuda
 }
 
 }  // namespace qgate

@@ -1,4 +1,4 @@
-// Residual add + RMSNorm, and per-head q/k RMSNorm + RoPE + KV-cache write (kernels/cuda/
+// Residual add + RMSNorm, and per-head q/k RMSNorm + RoPE + KV-cache write (kernels/
 // fused.inc). One block of kNormThreads per row / head vector: each thread sums
 // ceil(n / kNormThreads) squares, then a log2(kNormThreads)-level tree (declared depth
 // ceil(n / kNormThreads) + kNormLevels); mean = s / n, r = 1 / sqrtf(mean + eps) (two

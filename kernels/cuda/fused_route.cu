@@ -1,4 +1,4 @@
-// MoE routing and SiLU * mul (kernels/cuda/fused.inc).
+// MoE routing and SiLU * mul (kernels/fused.inc).
 // Router: one block of kRouteThreads per row (experts <= kRouteMaxExperts, top_k <=
 // kRouteMaxK): m = the largest logit; e_j = expf(l_j - m) (2 ULP) in parallel; their sum in
 // expert order by one thread (depth E - 1); p_j = e_j / sum (correctly rounded); top-k by

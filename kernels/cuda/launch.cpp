@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_runtime.hpp"
-#include "backends/guarded.hpp"
+#include "core/guarded.hpp"
 #include "kernels/cuda/cuda_code.hpp"
 #include "kernels/mutant.hpp"
 #include "oracles/formats/gptq.hpp"
@@ -20,11 +20,7 @@
 namespace qgate::cuk {
 namespace {
 
-thread_local std::string g_err;
-const char* fail(std::string msg) {
-  g_err = std::move(msg);
-  return g_err.c_str();
-}
+const char* fail(std::string msg) { return launch_failed(std::move(msg)); }
 
 // The GEMM's repacked-activation scratch for m rows of k (launchers.hpp gemm_xpack_bytes);
 // "" or why not (a shape past the kernel's 32-bit offsets is refused, not computed wrong).

@@ -7,7 +7,9 @@
 
 #include "oracles/formats/gptq.hpp"
 #include "kernels/cuda/cuda_code.hpp"
+#include "kernels/registrars.hpp"
 #include "core/kernel.hpp"
+#include "core/launch_adapters.hpp"
 
 namespace qgate {
 namespace {
@@ -28,19 +30,18 @@ constexpr int kMatvecSweepK = 32 * cuk::kMatvecThreads, kGemmStageK = 32 * cuk::
 constexpr Depth matvec_depth{1, kMatvecSweepK, log2_threads() + 6};
 
 void add(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& code) {
-  const std::string fmt(format_info(f).name);
   const int qk = format_info(f).block_elems;
   for (OutType o : {OutType::f32, OutType::f16, OutType::bf16}) {
-    KernelInfo d{"dequant_" + fmt + "_" + std::string(out_name(o)) + "_cuda", Op::dequant, BackendId::cuda, f,
+    KernelInfo d{kernel_name("dequant", f, out_name(o), BackendId::cuda), Op::dequant, BackendId::cuda, f,
                  Precision{ActQuant::none, 23, Depth{}, o}, Tile{1, 1, qk}};
-    d.launch = cuk::launch_dequant;
+    d.launch = from_weight<cuk::launch_dequant>;
     d.device_code = &code;
     v.push_back(d);
   }
   if (!code.matvec) return;
-  KernelInfo mv{"matmul_" + fmt + "_" + std::string(act_name(act)) + "_cuda", Op::matmul, BackendId::cuda, f,
+  KernelInfo mv{kernel_name("matmul", f, act_name(act), BackendId::cuda), Op::matmul, BackendId::cuda, f,
                 Precision{act, 23, matvec_depth, OutType::f32}, Tile{1, 1, std::lcm(qk, kMatvecSweepK)}, cuk::kMatvecRows};
-  mv.launch = cuk::launch_matvec;
+  mv.launch = from_weight<cuk::launch_matvec>;
   mv.device_code = &code;
   v.push_back(mv);
 }
@@ -50,10 +51,10 @@ void add(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& 
 constexpr Depth float_matvec_depth{32, kMatvecSweepK, 1 + log2_threads()};
 
 void add_float_matvec(std::vector<KernelInfo>& v, FormatId f, const cuk::Code& code) {
-  KernelInfo mv{"matmul_" + std::string(format_info(f).name) + "_f32_cuda", Op::matmul, BackendId::cuda, f,
+  KernelInfo mv{kernel_name("matmul", f, "f32", BackendId::cuda), Op::matmul, BackendId::cuda, f,
                 Precision{ActQuant::none, 23, float_matvec_depth, OutType::f32}, Tile{1, 1, std::lcm(code.block_elems, kMatvecSweepK)},
                 cuk::kMatvecRows};
-  mv.launch = cuk::launch_matvec;
+  mv.launch = from_weight<cuk::launch_matvec>;
   mv.device_code = &code;
   v.push_back(mv);
 }
@@ -63,10 +64,10 @@ void add_float_matvec(std::vector<KernelInfo>& v, FormatId f, const cuk::Code& c
 constexpr Depth gemm_depth{1, 32, 6};
 
 void add_gemm(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& code) {
-  KernelInfo g{"gemm_" + std::string(format_info(f).name) + "_" + std::string(act_name(act)) + "_cuda", Op::matmul,
+  KernelInfo g{kernel_name("gemm", f, act_name(act), BackendId::cuda), Op::matmul,
                BackendId::cuda, f, Precision{act, 23, gemm_depth, OutType::f32},
                Tile{cuk::kGemmBM, cuk::kGemmBN, std::lcm(code.block_elems, kGemmStageK)}, 0};
-  g.launch = cuk::launch_gemm;
+  g.launch = from_weight<cuk::launch_gemm>;
   g.device_code = &code;
   if (code.gptq) g.accepts = gptq::w4a8_accepts;  // contiguous groups, a multiple of 32
   v.push_back(g);
@@ -75,15 +76,14 @@ void add_gemm(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::C
 // Indexed MoE: the decode kernel has the mat-vec's arithmetic (one token per block, so its
 // depth at m = 1), the prefill kernel the GEMM's.
 void add_moe(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& mv, const cuk::Code& gm) {
-  const std::string suffix = std::string(format_info(f).name) + "_" + std::string(act_name(act)) + "_cuda";
-  KernelInfo d{"moe_matvec_" + suffix, Op::moe_matmul, BackendId::cuda, f, Precision{act, 23, matvec_depth, OutType::f32},
+  KernelInfo d{kernel_name("moe_matvec", f, act_name(act), BackendId::cuda), Op::moe_matmul, BackendId::cuda, f, Precision{act, 23, matvec_depth, OutType::f32},
                Tile{1, 1, std::lcm(mv.block_elems, kMatvecSweepK)}, cuk::kMatvecRows};
-  d.moe = cuk::launch_moe;
+  d.launch = from_moe<cuk::launch_moe>;
   d.device_code = &mv;
   v.push_back(d);
-  KernelInfo g{"moe_gemm_" + suffix, Op::moe_matmul, BackendId::cuda, f, Precision{act, 23, gemm_depth, OutType::f32},
+  KernelInfo g{kernel_name("moe_gemm", f, act_name(act), BackendId::cuda), Op::moe_matmul, BackendId::cuda, f, Precision{act, 23, gemm_depth, OutType::f32},
                Tile{cuk::kGemmBM, cuk::kGemmBN, std::lcm(gm.block_elems, kGemmStageK)}, 0};
-  g.moe = cuk::launch_moe;
+  g.launch = from_moe<cuk::launch_moe>;
   g.device_code = &gm;
   v.push_back(g);
 }
@@ -100,25 +100,22 @@ constexpr int64_t gptq_levels() {
 constexpr Depth gptq_matvec_depth{1, 32 * cuk::kGptqMatvecKThreads, gptq_levels() + 6};
 
 void add_gptq(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuk::Code& dq, const cuk::Code& code) {
-  const std::string fmt(format_info(f).name);
   for (OutType o : {OutType::f32, OutType::f16, OutType::bf16}) {
-    KernelInfo d{"dequant_" + fmt + "_" + std::string(out_name(o)) + "_cuda", Op::dequant, BackendId::cuda, f,
+    KernelInfo d{kernel_name("dequant", f, out_name(o), BackendId::cuda), Op::dequant, BackendId::cuda, f,
                  Precision{ActQuant::none, 23, Depth{}, o}, Tile{1, 8, 8}};
-    d.launch = cuk::launch_dequant;
+    d.launch = from_weight<cuk::launch_dequant>;
     d.device_code = &dq;
     v.push_back(d);
   }
-  KernelInfo mv{"matmul_" + fmt + "_" + std::string(act_name(act)) + "_cuda", Op::matmul, BackendId::cuda, f,
+  KernelInfo mv{kernel_name("matmul", f, act_name(act), BackendId::cuda), Op::matmul, BackendId::cuda, f,
                 Precision{act, 23, gptq_matvec_depth, OutType::f32}, Tile{1, 8, 32 * cuk::kGptqMatvecKThreads}, cuk::kMatvecRows};
-  mv.launch = cuk::launch_matvec;
+  mv.launch = from_weight<cuk::launch_matvec>;
   mv.device_code = &code;
   mv.accepts = gptq::w4a8_accepts;  // contiguous groups, a multiple of 32
   v.push_back(mv);
 }
 
 }  // namespace
-
-void add_cuda_gate_up_kernels(std::vector<KernelInfo>& v);  // kernels/cuda/fused_gate_up.cpp
 
 void add_cuda_kernels(std::vector<KernelInfo>& v) {
 #define QGATE_CUDA_FORMAT(fmt, act, family)                                                      \

@@ -6,8 +6,9 @@
 #include <deque>
 #include <vector>
 
-#include "backends/guarded.hpp"
+#include "core/guarded.hpp"
 #include "backends/vulkan/vk_runtime.hpp"
+#include "core/launch_adapters.hpp"
 #include "kernels/vulkan/vk_code.hpp"
 
 extern const qgate::vk::Shader qgate_vk_stream_read_all;
@@ -97,7 +98,8 @@ std::string bench_stream(size_t bytes, int reps, BenchTiming& out, int copies, b
 
 const char* bench_unsupported(const KernelInfo& k) {
   if (k.backend != BackendId::vulkan || k.op != Op::matmul || k.max_m == 0) return "not a Vulkan mat-vec";
-  if (k.launch != matvec && k.launch != matvec_q8) return "the bench drives matvec.comp and matvec_q8.comp only";
+  if (k.launch != from_weight<matvec> && k.launch != from_weight<matvec_q8>)
+    return "the bench drives matvec.comp and matvec_q8.comp only";
   return nullptr;
 }
 

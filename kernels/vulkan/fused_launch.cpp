@@ -1,4 +1,4 @@
-// Vulkan launches of the fusion and attention kernels (kernels/vulkan/fused.inc): upload the
+// Vulkan launches of the fusion and attention kernels (kernels/fused.inc): upload the
 // inputs, mirror each output with its guards (FusedArgs::red_*) on the device, dispatch,
 // copy every mirrored region back, so device-side writes past an output, unwritten poison
 // and clobbered cache rows show in the verdict as on the CPU. Registered into
@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "backends/vulkan/vk_runtime.hpp"
-#include "kernels/cpu/fused_args.hpp"
+#include "core/fused_args.hpp"
 #include "core/kernel.hpp"
+#include "kernels/registrars.hpp"
+#include "core/launch_adapters.hpp"
 #include "kernels/mutant.hpp"
 #include "kernels/registry.hpp"
 
@@ -38,11 +40,7 @@ enum class Attn { eager, flash_f32, flash_f16, flash_bf16 };
 
 namespace {
 
-thread_local std::string g_err;
-const char* fail(std::string msg) {
-  g_err = std::move(msg);
-  return g_err.c_str();
-}
+const char* fail(std::string msg) { return launch_failed(std::move(msg)); }
 
 #define QGATE_VK_PICK(variant, tag) (rt->pick(vk::ShaderPair{&qgate_vk_##variant##_##tag, &qgate_vk_##variant##_dp_##tag}))
 
@@ -88,11 +86,10 @@ bool all_mapped(const T&... t) {
 }  // namespace
 
 const char* launch_silu_mul(const FusedArgs& a) {
-  if (a.rows < 1 || a.n < 1) return "silu_mul: rows and n must be >= 1";
-  if (!a.x || !a.res || !a.out0) return "silu_mul: a tensor is missing";
+  if (const char* e = fused_args_error(a)) return e;
   if (a.rows * a.n >= (int64_t{1} << 31)) return "silu_mul: more than 2^31 elements";
   vk::Runtime* rt = runtime();
-  if (!rt) return g_err.c_str();
+  if (!rt) return launch_failure().c_str();
   const size_t n = static_cast<size_t>(a.rows * a.n);
   Tensor g(rt, a.x, 4 * n), u(rt, a.res, 4 * n), o(rt, a.out0, 4 * n, a.red_out0);
   if (!all_mapped(g, u, o)) return "vulkan: buffer allocation failed";
@@ -108,12 +105,10 @@ const char* launch_silu_mul(const FusedArgs& a) {
 }
 
 const char* launch_add_rmsnorm(const FusedArgs& a) {
-  if (a.rows < 1 || a.n < 1) return "add_rmsnorm: rows and n must be >= 1";
-  if (!a.x || !a.res || !a.w || !a.out0 || !a.out1) return "add_rmsnorm: a tensor is missing";
-  if (!(a.eps > 0)) return "add_rmsnorm: eps must be > 0";
+  if (const char* e = fused_args_error(a)) return e;
   if (a.rows * a.n >= (int64_t{1} << 31)) return "add_rmsnorm: more than 2^31 elements";
   vk::Runtime* rt = runtime();
-  if (!rt) return g_err.c_str();
+  if (!rt) return launch_failure().c_str();
   const size_t n = static_cast<size_t>(a.rows * a.n);
   Tensor x(rt, a.x, 4 * n), r(rt, a.res, 4 * n), w(rt, a.w, 4 * static_cast<size_t>(a.n)),
       y(rt, a.out0, 4 * n, a.red_out0), h(rt, a.out1, 4 * n, a.red_out1);
@@ -133,22 +128,16 @@ const char* launch_add_rmsnorm(const FusedArgs& a) {
 }
 
 const char* launch_qk_norm_rope(const FusedArgs& a) {
-  if (a.tokens < 1 || a.n_head < 1 || a.n_head_kv < 1) return "qk_norm_rope: tokens and heads must be >= 1";
-  if (a.d < 2 || a.d % 2 || a.d > 4096) return "qk_norm_rope: head dim must be even, 2..4096";
-  if (!a.q || !a.k || !a.v || !a.w_q || !a.w_k || !a.pos || !a.out0 || !a.k_cache || !a.v_cache)
-    return "qk_norm_rope: a tensor is missing";
-  if (!(a.eps > 0)) return "qk_norm_rope: eps must be > 0";
+  if (const char* e = fused_args_error(a)) return e;
+  if (a.d > 4096) return "qk_norm_rope: this kernel takes head dims up to 4096";
   for (int64_t t = 0; t < a.tokens; ++t) {
-    if (a.pos[t] < 0 || a.pos[t] >= a.kv_cap) return "qk_norm_rope: a position lies outside the KV cache";
     // rope_sincos's reduction is exact for theta < 4096 (freq <= 1): positions below 4096.
     if (a.pos[t] >= 4096) return "qk_norm_rope: positions from 4096 on are outside this kernel's sin/cos range";
   }
   vk::Runtime* rt = runtime();
-  if (!rt) return g_err.c_str();
+  if (!rt) return launch_failure().c_str();
   const int64_t d = a.d;
-  // theta_i = f32(pos) * powf(base, f32(-2i/d)): the frequencies as the CPU kernel forms them.
-  std::vector<float> freq(static_cast<size_t>(d / 2));
-  for (int64_t i = 0; i < d / 2; ++i) freq[i] = std::pow(a.rope_base, static_cast<float>(-2 * i) / static_cast<float>(d));
+  const std::vector<float> freq = rope_frequencies(a.rope_base, d);  // as the CPU kernel forms them
   const size_t qn = static_cast<size_t>(a.tokens * a.n_head * d), kn = static_cast<size_t>(a.tokens * a.n_head_kv * d);
   const size_t cache = static_cast<size_t>(a.n_head_kv * a.kv_cap * d);
   Tensor q(rt, a.q, 4 * qn), k(rt, a.k, 4 * kn), v(rt, a.v, 4 * kn), wq(rt, a.w_q, 4 * static_cast<size_t>(d)),
@@ -174,11 +163,10 @@ const char* launch_qk_norm_rope(const FusedArgs& a) {
 }
 
 const char* launch_moe_route(const FusedArgs& a) {
-  if (a.rows < 1 || a.n < 1 || a.top_k < 1 || a.top_k > a.n) return "moe_route: need rows >= 1 and 1 <= top_k <= experts";
+  if (const char* e = fused_args_error(a)) return e;
   if (a.n > 256 || a.top_k > 8) return "moe_route: this kernel takes at most 256 experts and top_k <= 8";
-  if (!a.x || !a.out0 || !a.ids) return "moe_route: a tensor is missing";
   vk::Runtime* rt = runtime();
-  if (!rt) return g_err.c_str();
+  if (!rt) return launch_failure().c_str();
   const size_t k = static_cast<size_t>(a.rows * a.top_k);
   Tensor l(rt, a.x, 4 * static_cast<size_t>(a.rows * a.n)), w(rt, a.out0, 4 * k, a.red_out0), ids(rt, a.ids, 4 * k, a.red_ids);
   if (!all_mapped(l, w, ids)) return "vulkan: buffer allocation failed";
@@ -195,14 +183,10 @@ const char* launch_moe_route(const FusedArgs& a) {
 
 template <Attn V>
 const char* launch_attention(const FusedArgs& a) {
-  if (a.tokens < 1 || a.n_head < 1 || a.n_head_kv < 1 || a.d < 1 || a.kv_len < 1)
-    return "attention: tokens, heads, d and kv_len must be >= 1";
-  if (a.n_head % a.n_head_kv) return "attention: n_head is not a multiple of n_head_kv";
-  if (a.tokens > a.kv_len || a.kv_len > a.kv_cap) return "attention: need tokens <= kv_len <= kv_cap";
+  if (const char* e = fused_args_error(a)) return e;
   if (a.d > 256) return "attention: this kernel takes head dims up to 256";
-  if (!a.q || !a.k_cache || !a.v_cache || !a.out0) return "attention: a tensor is missing";
   vk::Runtime* rt = runtime();
-  if (!rt) return g_err.c_str();
+  if (!rt) return launch_failure().c_str();
   const vk::Shader* shader = V == Attn::eager       ? &QGATE_VK_PICK(fused_attention, eager)
                              : V == Attn::flash_f32 ? &QGATE_VK_PICK(fused_attention, pf32)
                              : V == Attn::flash_f16 ? &QGATE_VK_PICK(fused_attention, pf16)
@@ -250,17 +234,10 @@ bool device_flushes_denormals() {
 void add_vulkan_fused_kernels(std::vector<KernelInfo>& v) {
   using namespace vkf;
   const FusedMath math = vulkan_math(device_flushes_denormals());
-#define QGATE_VK_FUSED(name, op, fn, depth, tile_k, p)                                                          \
-  {                                                                                                           \
-    KernelInfo k{#name, Op::op, BackendId::vulkan, FormatId::q8_0, Precision{ActQuant::none, 23, depth, OutType::f32}, \
-                 Tile{1, 1, tile_k}};                                                                         \
-    k.fused = fn;                                                                                             \
-    k.p_type = OutType::p;                                                                                    \
-    k.math = math;                                                                                            \
-    v.push_back(k);                                                                                           \
-  }
-#include "kernels/vulkan/fused.inc"
-#undef QGATE_VK_FUSED
+#define QGATE_FUSED_vulkan(stem, op, fn, depth, tile_k, p) \
+  v.push_back(fused_kernel(#stem, BackendId::vulkan, Op::op, from_fused<fn>, depth, tile_k, OutType::p, math));
+#include "kernels/fused.inc"
+#undef QGATE_FUSED_vulkan
 }
 
 }  // namespace qgate

@@ -1,4 +1,4 @@
-# The Vulkan fusion and attention shaders (kernels/vulkan/fused.inc), each as is and with
+# The Vulkan fusion and attention shaders (kernels/fused.inc), each as is and with
 # DenormPreserve (_dp); included after shaders.cmake (which defines qgate_vk_shader).
 # qgate_vk_shader_pair(source, tag, variant, defines, storage buffers, push-constant bytes)
 list(APPEND vk_deps ${vk_src}/fused_common.glsl)

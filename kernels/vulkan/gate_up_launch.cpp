@@ -1,4 +1,4 @@
-// The gate+up pair on Vulkan (Op::gate_up, kernels/vulkan/gate_up.inc), in one command
+// The gate+up pair on Vulkan (Op::gate_up, kernels/gate_up.inc), in one command
 // buffer: the activation quantizer once (quant_act.comp), the format's int8 mat-vec
 // (matvec_q8.comp) over all 2N rows of the merged weight [W_gate; W_up] into a scratch
 // [g | u] per activation row, then y = silu(g) * u (fused_silu_mul.comp, reading the scratch
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/guarded.hpp"
+#include "core/guarded.hpp"
 #include "backends/vulkan/vk_runtime.hpp"
 #include "core/kernel.hpp"
 #include "kernels/mutant.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/guarded.hpp"
+#include "core/guarded.hpp"
 #include "backends/vulkan/vk_runtime.hpp"
 #include "core/kernel.hpp"
 #include "kernels/mutant.hpp"

@@ -8,18 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "backends/guarded.hpp"
+#include "core/guarded.hpp"
 #include "backends/vulkan/vk_runtime.hpp"
 #include "core/kernel.hpp"
 
 namespace qgate::vkk {
 
-// The launch's error, kept per thread until the next failure (KernelInfo launches return it).
-inline const char* fail(std::string msg) {
-  static thread_local std::string err;
-  err = std::move(msg);
-  return err.c_str();
-}
+inline const char* fail(std::string msg) { return launch_failed(std::move(msg)); }
 
 // A host-visible buffer of at least `bytes` (rounded up to words), released on scope exit.
 struct Scoped {

@@ -1,7 +1,7 @@
 // The Vulkan kernels, from kernels.inc: per format a dequant to f32, a dequant to f16 and a
 // mat-vec with f32 activations; for the int8 formats also the mat-vec and the tiled GEMM
 // on device-quantized activations, each as a portable kernel and as its packed-dot twin,
-// and for the formats of gate_up.inc the gate+up pair on that mat-vec.
+// and for the formats of kernels/gate_up.inc the gate+up pair on that mat-vec.
 #include <bit>
 #include <numeric>
 #include <span>
@@ -10,6 +10,8 @@
 #include "backends/vulkan/vk_runtime.hpp"
 #include "oracles/formats/gptq.hpp"
 #include "core/kernel.hpp"
+#include "kernels/registrars.hpp"
+#include "core/launch_adapters.hpp"
 #include "kernels/vulkan/vk_code.hpp"
 #include "oracles/ops/fused_math.hpp"
 #include "oracles/formats/iq_tables.hpp"
@@ -105,16 +107,15 @@ void add(std::vector<KernelInfo>& v, std::string name, Op op, FormatId f, Precis
 }
 
 int ablk(ActQuant a) { return a == ActQuant::q8_K ? 256 : 32; }  // quant_act.comp's blocks
-std::string base(FormatId f) { return std::string(format_info(f).name); }
 int qk(FormatId f) { return format_info(f).block_elems; }
 
 void add_dequant(std::vector<KernelInfo>& v, FormatId f, const vkk::Code& d32, const vkk::Code& d16) {
-  add(v, "dequant_" + base(f) + "_f32_vk", Op::dequant, f, prec_f32(OutType::f32), Tile{1, 1, qk(f)}, 0, vkk::dequant, d32);
-  add(v, "dequant_" + base(f) + "_f16_vk", Op::dequant, f, prec_f32(OutType::f16), Tile{1, 1, qk(f)}, 0, vkk::dequant, d16);
+  add(v, kernel_name("dequant", f, "f32", BackendId::vulkan), Op::dequant, f, prec_f32(OutType::f32), Tile{1, 1, qk(f)}, 0, from_weight<vkk::dequant>, d32);
+  add(v, kernel_name("dequant", f, "f16", BackendId::vulkan), Op::dequant, f, prec_f32(OutType::f16), Tile{1, 1, qk(f)}, 0, from_weight<vkk::dequant>, d16);
 }
 void add_matvec(std::vector<KernelInfo>& v, FormatId f, const vkk::Code& mv) {
-  add(v, "matmul_" + base(f) + "_f32_vk", Op::matmul, f, prec_f32(OutType::f32, matvec_depth, device_flushes_denormals()),
-      Tile{1, 1, std::lcm(qk(f), vkk::kMatvecF32SweepK)}, 8, vkk::matvec, mv);
+  add(v, kernel_name("matmul", f, "f32", BackendId::vulkan), Op::matmul, f, prec_f32(OutType::f32, matvec_depth, device_flushes_denormals()),
+      Tile{1, 1, std::lcm(qk(f), vkk::kMatvecF32SweepK)}, 8, from_weight<vkk::matvec>, mv);
 }
 // The int8 path: mat-vec (M <= 8) and the 32 x 32 GEMM, portable and packed-dot.
 void add_q8(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const vkk::Code* c) {
@@ -122,18 +123,18 @@ void add_q8(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const vkk::Cod
   const Precision pm{act, 23, matvec_q8_depth, OutType::f32, device_flushes_denormals()};
   const Precision pg{act, 23, gemm_q8_depth, OutType::f32, device_flushes_denormals()};
   const Tile sweep{1, 1, std::lcm(qk(f), vkk::kMatvecQ8SweepK)};
-  add(v, "matmul_" + base(f) + "_" + a + "_vk", Op::matmul, f, pm, sweep, 8, vkk::matvec_q8, c[0], needs_f64);
-  add(v, "matmul_" + base(f) + "_" + a + "_vkdot", Op::matmul, f, pm, sweep, 8, vkk::matvec_q8, c[1], needs_int_dot);
-  add(v, "gemm_" + base(f) + "_" + a + "_vk", Op::matmul, f, pg, Tile{32, 32, qk(f)}, 0, vkk::gemm_q8, c[2], needs_f64);
-  add(v, "gemm_" + base(f) + "_" + a + "_vkdot", Op::matmul, f, pg, Tile{32, 32, qk(f)}, 0, vkk::gemm_q8, c[3], needs_int_dot);
-  // The gate+up pair (gate_up.inc) on the same mat-vec, with the SiLU*mul shader's arithmetic.
+  add(v, kernel_name("matmul", f, a, BackendId::vulkan), Op::matmul, f, pm, sweep, 8, from_weight<vkk::matvec_q8>, c[0], needs_f64);
+  add(v, kernel_name("matmul", f, a, BackendId::vulkan, "dot"), Op::matmul, f, pm, sweep, 8, from_weight<vkk::matvec_q8>, c[1], needs_int_dot);
+  add(v, kernel_name("gemm", f, a, BackendId::vulkan), Op::matmul, f, pg, Tile{32, 32, qk(f)}, 0, from_weight<vkk::gemm_q8>, c[2], needs_f64);
+  add(v, kernel_name("gemm", f, a, BackendId::vulkan, "dot"), Op::matmul, f, pg, Tile{32, 32, qk(f)}, 0, from_weight<vkk::gemm_q8>, c[3], needs_int_dot);
+  // The gate+up pair (kernels/gate_up.inc) on the same mat-vec, with the SiLU*mul shader's arithmetic.
   bool gate_up = false;
-#define QGATE_VK_GATE_UP(fmt, ac) gate_up = gate_up || (f == FormatId::fmt && act == ActQuant::ac);
-#include "kernels/vulkan/gate_up.inc"
-#undef QGATE_VK_GATE_UP
+#define QGATE_GATE_UP_vulkan(fmt, ac) gate_up = gate_up || (f == FormatId::fmt && act == ActQuant::ac);
+#include "kernels/gate_up.inc"
+#undef QGATE_GATE_UP_vulkan
   if (!gate_up) return;
-  add(v, "gate_up_" + base(f) + "_" + a + "_vk", Op::gate_up, f, pm, sweep, 8, vkk::gate_up, c[0], needs_f64);
-  add(v, "gate_up_" + base(f) + "_" + a + "_vkdot", Op::gate_up, f, pm, sweep, 8, vkk::gate_up, c[1], needs_int_dot);
+  add(v, kernel_name("gate_up", f, a, BackendId::vulkan), Op::gate_up, f, pm, sweep, 8, from_weight<vkk::gate_up>, c[0], needs_f64);
+  add(v, kernel_name("gate_up", f, a, BackendId::vulkan, "dot"), Op::gate_up, f, pm, sweep, 8, from_weight<vkk::gate_up>, c[1], needs_int_dot);
   v[v.size() - 2].math = v.back().math = vulkan_math(device_flushes_denormals());
 }
 // GPTQ / AutoRound int4 (gptq.comp, gptq_launch.cpp): exact dequant to f32 and f16, the
@@ -148,13 +149,13 @@ void add_gptq(std::vector<KernelInfo>& v) {
       mv{QGATE_VK_GPTQ(gptq_matvec_f32), {}}, q8{QGATE_VK_GPTQ(gptq_matvec_q8), {}, quant, 32},
       q8dot{QGATE_VK_GPTQ(gptq_matvec_q8dot), {}, quant, 32};
 #undef QGATE_VK_GPTQ
-  add(v, "dequant_gptq_int4_f32_vk", Op::dequant, f, prec_f32(OutType::f32), Tile{1, 8, 8}, 0, vkk::gptq_dequant, d32);
-  add(v, "dequant_gptq_int4_f16_vk", Op::dequant, f, prec_f32(OutType::f16), Tile{1, 8, 8}, 0, vkk::gptq_dequant, d16);
-  add(v, "matmul_gptq_int4_f32_vk", Op::matmul, f, prec_f32(OutType::f32, gptq_matvec_depth, device_flushes_denormals()),
-      Tile{1, 8, 8}, 8, vkk::gptq_matvec, mv);
+  add(v, kernel_name("dequant", f, "f32", BackendId::vulkan), Op::dequant, f, prec_f32(OutType::f32), Tile{1, 8, 8}, 0, from_weight<vkk::gptq_dequant>, d32);
+  add(v, kernel_name("dequant", f, "f16", BackendId::vulkan), Op::dequant, f, prec_f32(OutType::f16), Tile{1, 8, 8}, 0, from_weight<vkk::gptq_dequant>, d16);
+  add(v, kernel_name("matmul", f, "f32", BackendId::vulkan), Op::matmul, f, prec_f32(OutType::f32, gptq_matvec_depth, device_flushes_denormals()),
+      Tile{1, 8, 8}, 8, from_weight<vkk::gptq_matvec>, mv);
   const Precision pq{ActQuant::q8_1, 23, gptq_q8_depth, OutType::f32, device_flushes_denormals()};
-  add(v, "matmul_gptq_int4_q8_1_vk", Op::matmul, f, pq, Tile{1, 8, 32}, 8, vkk::gptq_matvec_q8, q8, needs_f64);
-  add(v, "matmul_gptq_int4_q8_1_vkdot", Op::matmul, f, pq, Tile{1, 8, 32}, 8, vkk::gptq_matvec_q8, q8dot, needs_int_dot);
+  add(v, kernel_name("matmul", f, "q8_1", BackendId::vulkan), Op::matmul, f, pq, Tile{1, 8, 32}, 8, from_weight<vkk::gptq_matvec_q8>, q8, needs_f64);
+  add(v, kernel_name("matmul", f, "q8_1", BackendId::vulkan, "dot"), Op::matmul, f, pq, Tile{1, 8, 32}, 8, from_weight<vkk::gptq_matvec_q8>, q8dot, needs_int_dot);
   v[v.size() - 2].accepts = v.back().accepts = gptq::w4a8_accepts;  // contiguous groups, a multiple of 32
 }
 }  // namespace

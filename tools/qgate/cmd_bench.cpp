@@ -7,6 +7,7 @@
 #include <iostream>
 #include <vector>
 
+#include "core/guarded.hpp"
 #include "oracles/ops/contract.hpp"
 #include "properties/catalog.hpp"
 #include "tools/qgate/commands.hpp"
@@ -105,15 +106,16 @@ void add_bench(CLI::App& app) {
       const double t_mv = median_seconds(*reps, [&] { (void)matmul_ref(c.w, c.x.data(), 1, p, ref); });
       const double t_gemm = median_seconds(1, [&] { (void)matmul_ref(c.w, c.x.data(), *m_gemm, p, ref); });
       double t_kdeq = 0, t_kmv = 0, t_kq = 0;
-      std::vector<float> out(static_cast<size_t>(*n * *k));
+      GuardedBuffer deq(*n * *k, OutType::f32), y(*n, OutType::f32);
+      const LaunchArgs to_deq = LaunchArgs::weight(c.w, nullptr, 0, deq), to_y = LaunchArgs::weight(c.w, c.x.data(), 1, y);
       for (const KernelInfo& kk : all_kernels()) {
         if (kk.format != f->id || kk.backend != BackendId::cpu) continue;
         if (kk.op == Op::dequant && kk.prec.out == OutType::f32)
-          t_kdeq = median_seconds(*reps, [&] { kk.dequant(c.w.bytes.data(), *n, *k, out.data()); });
+          t_kdeq = median_seconds(*reps, [&] { kk.launch(kk, to_deq); });
         else if (kk.op == Op::matmul && kk.max_m > 0 && kk.prec.act == ActQuant::none)
-          t_kmv = median_seconds(*reps, [&] { kk.matmul(c.w.bytes.data(), *n, *k, c.x.data(), 1, out.data()); });
+          t_kmv = median_seconds(*reps, [&] { kk.launch(kk, to_y); });
         else if (kk.op == Op::matmul && kk.max_m > 0 && (!kk.accepts || !kk.accepts(c.w)))
-          t_kq = median_seconds(*reps, [&] { kk.matmul(c.w.bytes.data(), *n, *k, c.x.data(), 1, out.data()); });
+          t_kq = median_seconds(*reps, [&] { kk.launch(kk, to_y); });
       }
       const double elems = static_cast<double>(*n) * static_cast<double>(*k);
       std::printf("| %s | %.1f | %.3f | %.2f | %.1f | %.2f | %s |\n", std::string(f->name).c_str(), elems / t_deq / 1e6,
