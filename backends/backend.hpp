@@ -26,6 +26,14 @@ inline Availability probe_kernel(const KernelInfo& k) {
     if (const char* why = k.unavailable(k)) return {false, why};
   return a;
 }
+// For the result of one kernel's run (a struct with `skipped` and `skip_reason`): marks it
+// skipped with the reason where the kernel's backend or device is absent; true = it runs here.
+template <class Result>
+bool runs_here(const KernelInfo& k, Result& r) {
+  const Availability a = probe_kernel(k);
+  if (!a.available) r.skipped = true, r.skip_reason = a.reason;
+  return a.available;
+}
 inline constexpr BackendId kAllBackends[] = {BackendId::cpu, BackendId::vulkan, BackendId::cuda, BackendId::hip};
 
 }  // namespace qgate

@@ -187,15 +187,9 @@ GateReport run_gate_fixed(const GateFilter& f, const QTensor& w, const FixedWeig
     if (progress) progress(i, selected.size(), k.name);
     KernelGate g;
     g.kernel = &k;
-    const Availability a = probe_kernel(k);
     const std::string mismatch = fixed_weight_mismatch(k, w);
-    if (!a.available) {
-      g.skipped = true;
-      g.skip_reason = a.reason;
-    } else if (!mismatch.empty()) {
-      g.skipped = true;
-      g.skip_reason = mismatch;
-    } else {
+    if (runs_here(k, g) && !mismatch.empty()) g.skipped = true, g.skip_reason = mismatch;
+    if (!g.skipped) {
       for (const PropertyInfo& p : all_properties()) {
         if (!applies_fixed(p, k) || (!f.property.empty() && p.name != f.property)) continue;
         g.runs.emplace_back(&p, run_property_fixed(k, p, w, opt));

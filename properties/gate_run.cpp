@@ -58,11 +58,7 @@ GateReport run_gate_kernels(std::span<const KernelInfo* const> selected, const G
     if (progress) progress(i, selected.size(), k.name);
     KernelGate g;
     g.kernel = &k;
-    const Availability a = probe_kernel(k);
-    if (!a.available) {
-      g.skipped = true;
-      g.skip_reason = a.reason;
-    } else {
+    if (runs_here(k, g)) {
       for (const PropertyInfo& p : all_properties()) {
         if (!applies(p, k) || (!f.property.empty() && p.name != f.property)) continue;
         g.runs.emplace_back(&p, run_property(k, p, opt));

@@ -14,9 +14,7 @@ bool replay_case_file(const std::string& path, std::vector<ReplayResult>& out, s
       if (op_name(k.op) != cf.op) continue;
       ReplayResult r;
       r.kernel = &k;
-      const Availability a = probe_kernel(k);
-      if (!a.available) r.skipped = true, r.skip_reason = a.reason;
-      else r.outcome = run_fused_case(k, cf.fc);
+      if (runs_here(k, r)) r.outcome = run_fused_case(k, cf.fc);
       out.push_back(std::move(r));
     }
     if (out.empty()) err = path + ": no registered kernel does " + cf.op;
@@ -27,13 +25,7 @@ bool replay_case_file(const std::string& path, std::vector<ReplayResult>& out, s
     if (k.op != Op::dequant && cf.c.x.empty()) continue;
     ReplayResult r;
     r.kernel = &k;
-    const Availability a = probe_kernel(k);
-    if (!a.available) {
-      r.skipped = true;
-      r.skip_reason = a.reason;
-    } else {
-      r.outcome = run_case(k, cf.c, cf.property == "deterministic");
-    }
+    if (runs_here(k, r)) r.outcome = run_case(k, cf.c, cf.property == "deterministic");
     out.push_back(std::move(r));
   }
   if (out.empty()) {
