@@ -71,6 +71,7 @@ ProbeReport bifurcation_probe(BackendId backend, int steps) {
     if (k.op != Op::attention || k.backend != backend) continue;
     ++paths;
     const tiny::Path p = tiny::run_kernels(m, k, prompt, steps);
+    if (paths == 1 && !p.kernels.empty()) r.summary += "\n  other ops: " + p.kernels;
     const tiny::Divergence dv = tiny::compare(m, oracle, p);
     defects += dv.defect;
     if (dv.diverged)
@@ -95,5 +96,7 @@ ProbeReport bifurcation_probe(BackendId backend, int steps) {
 }
 
 ProbeReport bifurcation_cpu(int steps) { return bifurcation_probe(BackendId::cpu, steps); }
+ProbeReport bifurcation_vulkan(int steps) { return bifurcation_probe(BackendId::vulkan, steps); }
+ProbeReport bifurcation_cuda(int steps) { return bifurcation_probe(BackendId::cuda, steps); }
 
 }  // namespace qgate

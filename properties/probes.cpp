@@ -19,6 +19,8 @@
 
 namespace qgate {
 ProbeReport bifurcation_cpu(int steps);  // properties/bifurcation.cpp
+ProbeReport bifurcation_vulkan(int steps);
+ProbeReport bifurcation_cuda(int steps);
 namespace {
 
 // The replay probe of any backend whose decode-step chain offers create / eager_step /
@@ -95,17 +97,22 @@ ProbeReport replay_cuda(int steps) {
 }
 #endif
 
+constexpr std::string_view kBifurcation =
+    "greedy-decode a tiny q8_0/q4_K model along the fp64 oracle and along each attention kernel of the backend (eager, "
+    "flash P f32/f16/bf16), every other op on the backend's own kernels: first divergent token, margin vs accumulated "
+    "bound, near-tie or defect";
+
 const std::vector<ProbeInfo>& table() {
   static const std::vector<ProbeInfo> t = {
-      {"bifurcation", BackendId::cpu,
-       "greedy-decode a tiny q8_0/q4_K model along the fp64 oracle and each attention kernel (eager, flash P f32/f16/bf16): first divergent token, margin vs accumulated bound, near-tie or defect",
-       bifurcation_cpu},
+      {"bifurcation", BackendId::cpu, kBifurcation, bifurcation_cpu},
 #ifdef QGATE_HAVE_VULKAN
+      {"bifurcation", BackendId::vulkan, kBifurcation, bifurcation_vulkan},
       {"replay", BackendId::vulkan,
        "a decode step (RoPE at a device-side position, KV-cache append, mat-vec, cache read) recorded once and replayed with new inputs vs re-recorded every step",
        replay_vulkan},
 #endif
 #ifdef QGATE_HAVE_CUDA
+      {"bifurcation", BackendId::cuda, kBifurcation, bifurcation_cuda},
       {"replay", BackendId::cuda,
        "a decode step (RoPE at a device-side position, KV-cache append, q8_1 quantization, int8-dot mat-vec, cache read) captured once as a CUDA graph and replayed with new inputs vs run eagerly",
        replay_cuda},

@@ -1,7 +1,8 @@
 // qgate probe: runtime behaviour checks (probes.hpp). `qgate probe replay --backend vulkan`
 // replays a captured decode-step chain against eager execution, bit for bit, every step;
-// `qgate probe bifurcation --backend cpu` greedy-decodes the tiny model along the fp64 oracle
-// and each attention kernel and classifies every divergence as a near-tie or a defect.
+// `qgate probe bifurcation --backend cpu|vulkan|cuda` greedy-decodes the tiny model along the
+// fp64 oracle and each attention kernel of the backend (every other op on the backend's own
+// kernels) and classifies every divergence as a near-tie or a defect.
 // Exit 0 pass, 1 fail (a defect), 77 skipped (backend unavailable: the reason is printed).
 #include <iostream>
 
