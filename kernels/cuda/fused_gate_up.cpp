@@ -87,17 +87,25 @@ const char* launch_gate_up(const KernelInfo& k, const QTensor& w, const float* x
 }  // namespace
 }  // namespace cuf
 
+namespace {
+
+void add_gate_up(std::vector<KernelInfo>& v, FormatId f, ActQuant act, const cuf::GateUpCode& code) {
+  KernelInfo g{kernel_name("gate_up", f, act_name(act), BackendId::cuda), Op::gate_up, BackendId::cuda, f,
+               Precision{act, 23, cuf::gate_up_depth, OutType::f32},
+               Tile{1, 1, std::lcm(format_info(f).block_elems, 32 * cuk::kMatvecThreads)}, cuk::kMatvecRows};
+  g.launch = from_weight<cuf::launch_gate_up>;
+  g.device_code = &code;
+  g.math = cuda_math();
+  v.push_back(g);
+}
+
+}  // namespace
+
 void add_cuda_gate_up_kernels(std::vector<KernelInfo>& v) {
-#define QGATE_GATE_UP_cuda(fmt, act)                                                                              \
-  {                                                                                                             \
-    static const cuf::GateUpCode code{cuk::matvec_##fmt, ActQuant::act};                                        \
-    KernelInfo g{kernel_name("gate_up", FormatId::fmt, #act, BackendId::cuda), Op::gate_up, BackendId::cuda, FormatId::fmt,                 \
-                 Precision{ActQuant::act, 23, cuf::gate_up_depth, OutType::f32},                                \
-                 Tile{1, 1, std::lcm(format_info(FormatId::fmt).block_elems, 32 * cuk::kMatvecThreads)}, cuk::kMatvecRows};                         \
-    g.launch = from_weight<cuf::launch_gate_up>;                                                                             \
-    g.device_code = &code;                                                                                      \
-    g.math = cuda_math();                                                                                       \
-    v.push_back(g);                                                                                             \
+#define QGATE_GATE_UP_cuda(fmt, act)                                     \
+  {                                                                      \
+    static const cuf::GateUpCode code{cuk::matvec_##fmt, ActQuant::act}; \
+    add_gate_up(v, FormatId::fmt, ActQuant::act, code);                  \
   }
 #include "kernels/gate_up.inc"
 #undef QGATE_GATE_UP_cuda
