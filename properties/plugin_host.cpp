@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -25,6 +26,8 @@
 #include "properties/plugin_session.hpp"
 #include "properties/plugin_wire.hpp"
 #include "kernels/registry.hpp"
+
+extern char** environ;
 
 namespace qgate {
 
@@ -228,24 +231,29 @@ std::string plugin_bench(const KernelInfo& k, const QTensor& w, const float* x, 
 }
 
 
-std::string run_in_child(double timeout_s, void (*body)(int fd, void* ctx), void* ctx, std::string& payload) {
+std::string run_in_child(double timeout_s, const std::vector<std::string>& args, std::string& payload) {
   payload.clear();
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return std::string("qgate could not make a pipe: ") + std::strerror(errno);
-  std::fflush(nullptr);  // a plugin that calls exit() must not flush our buffers a second time
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]), close(fds[1]);
-    return std::string("qgate could not fork: ") + std::strerror(errno);
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    const rlimit no_core{0, 0};
-    setrlimit(RLIMIT_CORE, &no_core);  // a crashing kernel is expected here; no core files
-    body(fds[1], ctx);
-    _exit(0);
-  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 3);  // dup2 clears close-on-exec
+  posix_spawn_file_actions_adddup2(&fa, 2, 1);       // a plugin's prints go to stderr, not into qgate's table
+  std::vector<std::string> strs = {"qgate"};
+  strs.insert(strs.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : strs) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(nullptr);
+  pid_t pid = -1;
+  const std::string& prog = PluginSession::program();
+  const int rc = posix_spawn(&pid, prog.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
   close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    return "qgate could not start a process (" + prog + "): " + std::strerror(rc);
+  }
   using clock = std::chrono::steady_clock;
   const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(timeout_s));
   bool timed_out = false, exited = false, eof = false, flood = false;
@@ -299,6 +307,19 @@ std::string run_in_child(double timeout_s, void (*body)(int fd, void* ctx), void
   return wire::exit_reason(status);
 }
 
+int plugin_table_main(int argc, char** argv) {
+  if (argc < 2 || argc % 2) return 2;
+  const rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);  // a crashing plugin is expected here; no core files
+  const std::string path = argv[1];
+  PluginArgs args;
+  for (int i = 2; i + 1 < argc; i += 2) args.emplace_back(argv[i], argv[i + 1]);
+  TableCtx ctx{&path, &args};
+  table_body(std::atoi(argv[0]), &ctx);
+  std::fflush(nullptr);
+  _exit(0);  // as soon as the table is out: no static destructors of the plugin's libraries
+}
+
 PluginHost::PluginHost(double timeout_s) : timeout_s_(timeout_s) {}
 PluginHost::~PluginHost() = default;
 
@@ -318,8 +339,9 @@ void PluginHost::load(const std::string& library, const PluginArgs& args) {
   if (path.find('/') == std::string::npos) path = "./" + path;  // dlopen must not search
 
   std::string payload;
-  TableCtx ctx{&path, &args};
-  const std::string why = run_in_child(timeout_s_, table_body, &ctx, payload);
+  std::vector<std::string> argv = {"__plugin-table", "3", path};
+  for (const auto& [k, v] : args) argv.push_back(k), argv.push_back(v);
+  const std::string why = run_in_child(timeout_s_, argv, payload);
   if (!why.empty()) return fail("loading it and reading its kernel table " + why);
   Reader r{payload};
   const uint8_t status = r.get<uint8_t>();

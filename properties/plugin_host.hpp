@@ -51,10 +51,17 @@ class PluginHost {
   std::vector<std::pair<std::string, std::string>> unloaded_;
 };
 
-// Runs body() in a forked child under a watchdog; body writes its result to fd. Returns ""
-// with everything the child wrote in `payload`, or why the child produced no result
-// ("killed by SIGSEGV", "timed out after 10 s", "exited with status 3").
-std::string run_in_child(double timeout_s, void (*body)(int fd, void* ctx), void* ctx, std::string& payload);
+// Starts `<the session program> args...` (PluginSession::set_program: qgate itself) with the
+// write end of a pipe as its fd 3 and waits for it under a watchdog. A fresh process, not a
+// fork: a plugin that opens a GPU (ggml-vulkan on NVIDIA's driver aborts in a forked child
+// of a process that has opened Vulkan) finds no driver state of qgate's. Returns "" with
+// everything the child wrote in `payload`, or why the child produced no result ("killed by
+// SIGSEGV", "timed out after 10 s", "exited with status 3").
+std::string run_in_child(double timeout_s, const std::vector<std::string>& args, std::string& payload);
+
+// The table reader's process (qgate __plugin-table FD LIBRARY [KEY VALUE]...): loads the
+// library and writes its kernel table to FD. Returns the exit status.
+int plugin_table_main(int argc, char** argv);
 
 // qgate bench: one launch of plugin matmul kernel k at M = 1 that computes y `repeats` times
 // from copies of w (qgate_plugin_v2_call::repeats); ns receives the kernel's own timing of

@@ -20,7 +20,7 @@ namespace {
 
 using namespace session_wire;
 
-std::string& program() {
+std::string& program_path() {
   static std::string p = "/proc/self/exe";
   return p;
 }
@@ -28,7 +28,8 @@ std::string& program() {
 
 }  // namespace
 
-void PluginSession::set_program(std::string path) { program() = std::move(path); }
+void PluginSession::set_program(std::string path) { program_path() = std::move(path); }
+const std::string& PluginSession::program() { return program_path(); }
 
 std::string PluginSession::reap() {
   if (pid_ < 0) return {};

@@ -76,6 +76,7 @@ class PluginSession {
   // The executable that runs sessions: it must call plugin_session_main when started as
   // `<program> __plugin-session <fd>`. Defaults to /proc/self/exe (the qgate tool).
   static void set_program(std::string path);
+  static const std::string& program();
 
  private:
   std::string start(bool& timed_out);

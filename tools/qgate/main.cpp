@@ -7,6 +7,7 @@
 #include <iostream>
 #include <new>
 
+#include "properties/plugin_host.hpp"
 #include "properties/plugin_session.hpp"
 #include "tools/qgate/commands.hpp"
 
@@ -15,6 +16,8 @@ int main(int argc, char** argv) {
   // itself, never by a user; not a subcommand, so it stays out of --help.
   if (argc == 3 && std::strcmp(argv[1], "__plugin-session") == 0)
     return qgate::plugin_session_main(std::atoi(argv[2]));
+  // Reading a plugin's kernel table, likewise in a process of its own (properties/plugin_host.hpp).
+  if (argc >= 4 && std::strcmp(argv[1], "__plugin-table") == 0) return qgate::plugin_table_main(argc - 2, argv + 2);
   // Text output goes out a whole line at a time, also into a pipe or a file, so that lines
   // on stderr (failures, a plugin's prints, a session process's) never land inside a row of
   // the tables when both streams share one log. `qgate dequant` writes binary: fully buffered.
