@@ -204,6 +204,12 @@ void add_gate(CLI::App& app) {
       std::cout << "report: " << w.junit << ", " << w.markdown << ", " << w.heatmaps.size() << " heat map(s)\n";
     }
     if (!rep.pass()) throw Failure{"gate FAILED", 1};
+    // Every selected kernel skipped (its backend, device or plugin unable to run it here):
+    // nothing was evaluated, so this is no pass.
+    bool ran = false;
+    for (const KernelGate& g : rep.kernels) ran |= !g.skipped;
+    if (!ran && !rep.kernels.empty())
+      throw Failure{"gate SKIPPED: every selected kernel was skipped here (the reasons above)", kExitSkipped};
     std::cout << "gate PASSED\n";
   });
 }

@@ -45,7 +45,7 @@ void add_probe(CLI::App& app) {
     const ProbeReport r = p->run(*steps);
     std::cout << "probe " << p->name << " --backend " << *backend << ": " << (r.skipped ? "SKIPPED: " : "")
               << r.summary << "\n";
-    if (r.skipped) throw Failure{"skipped", 77};
+    if (r.skipped) throw Failure{"skipped", kExitSkipped};
     if (!r.pass) throw Failure{"probe FAILED", 1};
   });
 }

@@ -15,6 +15,7 @@ namespace qgate::cli {
 // Exit codes shared by every subcommand.
 inline constexpr int kExitUsage = 2;  // bad usage or bad input (unknown format, truncated data)
 inline constexpr int kExitIo = 1;     // the environment failed us (stdin/stdout errors)
+inline constexpr int kExitSkipped = 77;  // nothing could run here (every backend or device absent): never a pass
 
 struct Failure {
   std::string message;
