@@ -23,12 +23,12 @@ ProbeReport bifurcation_vulkan(int steps);
 ProbeReport bifurcation_cuda(int steps);
 namespace {
 
-// The replay probe of any backend whose decode-step chain offers create / eager_step /
-// capture / replay_step and outputs {y, kvsum} as f32 bits: the chain captured once (a
-// recorded command buffer, a CUDA graph), replayed with new inputs at every step, each
-// step compared bit for bit with an eager run of the same step.
-template <class Chain, class Outputs>
-ProbeReport replay_probe(BackendId backend, int steps, const char* what) {
+// The replay probe of a backend's decode-step chain (core/decode_chain.hpp): the chain
+// captured once (a recorded command buffer, a CUDA graph), replayed with new inputs at every
+// step, each step compared bit for bit with an eager run of the same step.
+using MakeChain = std::unique_ptr<DecodeChain> (*)(uint32_t d, uint32_t n, uint32_t max_pos, uint64_t seed,
+                                                   std::string& err);
+ProbeReport replay_probe(BackendId backend, MakeChain make, int steps, const char* what) {
   ProbeReport r;
   const Availability a = probe_backend(backend);
   if (!a.available) {
@@ -38,7 +38,7 @@ ProbeReport replay_probe(BackendId backend, int steps, const char* what) {
   }
   constexpr uint32_t d = 128, n = 64, first_pos = 3;
   std::string err;
-  auto chain = Chain::create(d, n, first_pos + static_cast<uint32_t>(steps) + 1, 0x5eed, err);
+  auto chain = make(d, n, first_pos + static_cast<uint32_t>(steps) + 1, 0x5eed, err);
   if (!chain) {
     r.summary = "cannot build the chain: " + err;
     return r;
@@ -58,7 +58,7 @@ ProbeReport replay_probe(BackendId backend, int steps, const char* what) {
     std::vector<float> x(d);
     for (float& v : x) v = static_cast<float>(rng.uniform() * 2 - 1);
     const uint32_t pos = first_pos + static_cast<uint32_t>(t);
-    Outputs e, p;
+    ChainOutputs e, p;
     if (err = chain->eager_step(x, pos, e); !err.empty()) break;
     if (t == 0 && (err = chain->capture(pos), !err.empty())) break;
     if (err = chain->replay_step(x, pos, p); !err.empty()) break;
@@ -85,15 +85,15 @@ ProbeReport replay_probe(BackendId backend, int steps, const char* what) {
 
 #ifdef QGATE_HAVE_VULKAN
 ProbeReport replay_vulkan(int steps) {
-  return replay_probe<vkk::DecodeChain, vkk::ChainOutputs>(BackendId::vulkan, steps,
-                                                           "recorded command buffer: rope_kv -> matvec q8_0 -> kv_sum");
+  return replay_probe(BackendId::vulkan, vkk::make_decode_chain, steps,
+                      "recorded command buffer: rope_kv -> matvec q8_0 -> kv_sum");
 }
 #endif
 
 #ifdef QGATE_HAVE_CUDA
 ProbeReport replay_cuda(int steps) {
-  return replay_probe<cuk::DecodeChain, cuk::ChainOutputs>(
-      BackendId::cuda, steps, "one CUDA graph: rope_kv -> quantize q8_1 -> matvec q8_0 -> kv_sum");
+  return replay_probe(BackendId::cuda, cuk::make_decode_chain, steps,
+                      "one CUDA graph: rope_kv -> quantize q8_1 -> matvec q8_0 -> kv_sum");
 }
 #endif
 

@@ -13,16 +13,17 @@ extern const qgate::vk::Shader qgate_vk_mutant_pos_by_value_rope_kv_chain;
 #endif
 
 namespace qgate::vkk {
+namespace {
 
-struct DecodeChain::State {
+struct State {
   vk::Runtime* rt = nullptr;
   vk::Buffer w, x, pos, xr, kv, y, s;
   ~State() {
-    for (vk::Buffer* b : {&w, &x, &pos, &xr, &kv, &y, &s}) rt->release(*b);
+    if (rt)
+      for (vk::Buffer* b : {&w, &x, &pos, &xr, &kv, &y, &s}) rt->release(*b);
   }
 };
 
-namespace {
 const vk::Shader& rope_shader() {
 #ifdef QGATE_MUTANTS
   if (QGATE_MUTANT_ON(vk_replay_position_by_value)) return qgate_vk_mutant_pos_by_value_rope_kv_chain;
@@ -30,7 +31,7 @@ const vk::Shader& rope_shader() {
   return qgate_vk_rope_kv_chain;
 }
 
-std::vector<vk::Dispatch> chain(DecodeChain::State& st, uint32_t d, uint32_t n, uint32_t pos_push) {
+std::vector<vk::Dispatch> chain(State& st, uint32_t d, uint32_t n, uint32_t pos_push) {
   std::vector<vk::Dispatch> v(3);
   const uint32_t rope_push[2] = {d, pos_push};
   v[0] = {&rope_shader(), {&st.x, &st.pos, &st.xr, &st.kv}, {}, (d / 2 + 63) / 64, 1, 1};
@@ -43,96 +44,90 @@ std::vector<vk::Dispatch> chain(DecodeChain::State& st, uint32_t d, uint32_t n, 
   return v;
 }
 
-void write_inputs(DecodeChain::State& st, const std::vector<float>& x, uint32_t pos) {
+void write_inputs(State& st, const std::vector<float>& x, uint32_t pos) {
   std::memcpy(st.x.map, x.data(), x.size() * 4);
   std::memcpy(st.pos.map, &pos, 4);
 }
 
-void read_outputs(const DecodeChain::State& st, uint32_t d, uint32_t n, ChainOutputs& out) {
+void read_outputs(const State& st, uint32_t d, uint32_t n, ChainOutputs& out) {
   out.y.resize(n);
   out.kvsum.resize(d);
   std::memcpy(out.y.data(), st.y.map, n * 4);
   std::memcpy(out.kvsum.data(), st.s.map, d * 4);
 }
+
+class VulkanChain final : public DecodeChain {
+ public:
+  VulkanChain(uint32_t d, uint32_t n, uint32_t max_pos) : DecodeChain(d, n, max_pos) {}
+  ~VulkanChain() override {
+    if (recording_) replay_.rt->release(recording_);
+  }
+  std::string init(vk::Runtime* rt, uint64_t seed);
+  std::string eager_step(const std::vector<float>& x, uint32_t pos, ChainOutputs& out) override;
+  std::string capture(uint32_t pos_at_capture) override;
+  std::string replay_step(const std::vector<float>& x, uint32_t pos, ChainOutputs& out) override;
+
+ private:
+  State eager_, replay_;
+  vk::Recording* recording_ = nullptr;
+};
+
+std::string VulkanChain::init(vk::Runtime* rt, uint64_t seed) {
+  const std::vector<uint8_t> w = weights(d_, n_, seed);
+  for (State* st : {&eager_, &replay_}) {
+    State& s = *st;
+    s.rt = rt;
+    s.w = rt->alloc((w.size() + 3) / 4 * 4);
+    s.x = rt->alloc(d_ * 4);
+    s.pos = rt->alloc(4);
+    s.xr = rt->alloc(d_ * 4);
+    s.kv = rt->alloc(static_cast<size_t>(max_pos_) * d_ * 4);
+    s.y = rt->alloc(n_ * 4);
+    s.s = rt->alloc(d_ * 4);
+    for (vk::Buffer* b : {&s.w, &s.x, &s.pos, &s.xr, &s.kv, &s.y, &s.s})
+      if (!b->map) return "vulkan: buffer allocation failed";
+    std::memcpy(s.w.map, w.data(), w.size());
+    std::memset(s.kv.map, 0, static_cast<size_t>(max_pos_) * d_ * 4);
+  }
+  return {};
+}
+
+std::string VulkanChain::eager_step(const std::vector<float>& x, uint32_t pos, ChainOutputs& out) {
+  if (auto e = check_step(x, pos); !e.empty()) return e;
+  write_inputs(eager_, x, pos);
+  const auto steps = chain(eager_, d_, n_, pos);
+  vk::Recording* rec = nullptr;
+  std::string err = eager_.rt->record(steps, rec);
+  if (err.empty()) err = eager_.rt->submit(rec);
+  eager_.rt->release(rec);
+  if (err.empty()) read_outputs(eager_, d_, n_, out);
+  return err;
+}
+
+std::string VulkanChain::capture(uint32_t pos_at_capture) {
+  const auto steps = chain(replay_, d_, n_, pos_at_capture);
+  return replay_.rt->record(steps, recording_);
+}
+
+std::string VulkanChain::replay_step(const std::vector<float>& x, uint32_t pos, ChainOutputs& out) {
+  if (!recording_) return "replay before capture";
+  if (auto e = check_step(x, pos); !e.empty()) return e;
+  write_inputs(replay_, x, pos);
+  const std::string err = replay_.rt->submit(recording_);
+  if (err.empty()) read_outputs(replay_, d_, n_, out);
+  return err;
+}
+
 }  // namespace
 
-std::unique_ptr<DecodeChain> DecodeChain::create(uint32_t d, uint32_t n, uint32_t max_pos, uint64_t seed,
-                                                 std::string& err) {
+std::unique_ptr<DecodeChain> make_decode_chain(uint32_t d, uint32_t n, uint32_t max_pos, uint64_t seed,
+                                               std::string& err) {
   vk::Runtime* rt = vk::Runtime::instance(err);
   if (!rt) return nullptr;
-  if (d % 32 || d == 0) {
-    err = "the chain needs d a multiple of 32 (q8_0 blocks)";
-    return nullptr;
-  }
-  std::unique_ptr<DecodeChain> c(new DecodeChain());
-  c->d_ = d;
-  c->n_ = n;
-  c->max_pos_ = max_pos;
-  // q8_0 weights: d = 1/16 (fp16 0x2C00), codes from a SplitMix64 stream.
-  c->weights_.resize(static_cast<size_t>(n) * (d / 32) * 34);
-  uint64_t z = seed;
-  for (size_t b = 0; b < c->weights_.size(); b += 34) {
-    c->weights_[b] = 0x00;
-    c->weights_[b + 1] = 0x2C;
-    for (int i = 0; i < 32; ++i) {
-      z += 0x9E3779B97F4A7C15ull;
-      uint64_t t = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      c->weights_[b + 2 + i] = static_cast<uint8_t>((t ^ (t >> 27)) >> 32);
-    }
-  }
-  for (auto* st : {&c->eager_, &c->replay_}) {
-    *st = std::make_unique<State>();
-    State& s = **st;
-    s.rt = rt;
-    s.w = rt->alloc((c->weights_.size() + 3) / 4 * 4);
-    s.x = rt->alloc(d * 4);
-    s.pos = rt->alloc(4);
-    s.xr = rt->alloc(d * 4);
-    s.kv = rt->alloc(static_cast<size_t>(max_pos) * d * 4);
-    s.y = rt->alloc(n * 4);
-    s.s = rt->alloc(d * 4);
-    for (vk::Buffer* b : {&s.w, &s.x, &s.pos, &s.xr, &s.kv, &s.y, &s.s})
-      if (!b->map) {
-        err = "vulkan: buffer allocation failed";
-        return nullptr;
-      }
-    std::memcpy(s.w.map, c->weights_.data(), c->weights_.size());
-    std::memset(s.kv.map, 0, static_cast<size_t>(max_pos) * d * 4);
-  }
+  if (err = DecodeChain::check_shape(d); !err.empty()) return nullptr;
+  auto c = std::make_unique<VulkanChain>(d, n, max_pos);
+  if (err = c->init(rt, seed); !err.empty()) return nullptr;
   return c;
-}
-
-std::string DecodeChain::eager_step(const std::vector<float>& x, uint32_t pos, ChainOutputs& out) {
-  if (pos >= max_pos_) return "position past the cache";
-  write_inputs(*eager_, x, pos);
-  const auto steps = chain(*eager_, d_, n_, pos);
-  vk::Recording* rec = nullptr;
-  std::string err = eager_->rt->record(steps, rec);
-  if (err.empty()) err = eager_->rt->submit(rec);
-  eager_->rt->release(rec);
-  if (err.empty()) read_outputs(*eager_, d_, n_, out);
-  return err;
-}
-
-std::string DecodeChain::capture(uint32_t pos_at_capture) {
-  const auto steps = chain(*replay_, d_, n_, pos_at_capture);
-  vk::Recording* rec = nullptr;
-  const std::string err = replay_->rt->record(steps, rec);
-  recording_ = rec;
-  return err;
-}
-
-std::string DecodeChain::replay_step(const std::vector<float>& x, uint32_t pos, ChainOutputs& out) {
-  if (!recording_) return "replay before capture";
-  if (pos >= max_pos_) return "position past the cache";
-  write_inputs(*replay_, x, pos);
-  const std::string err = replay_->rt->submit(static_cast<vk::Recording*>(recording_));
-  if (err.empty()) read_outputs(*replay_, d_, n_, out);
-  return err;
-}
-
-DecodeChain::~DecodeChain() {
-  if (recording_) replay_->rt->release(static_cast<vk::Recording*>(recording_));
 }
 
 }  // namespace qgate::vkk
