@@ -4,8 +4,6 @@
 #include "kernels/cuda/family.cuh"
 #include "kernels/cuda/gemm.cuh"
 
-#define QGATE_CUDA_DEQUANT_FORMAT(fmt, family)
-#define QGATE_CUDA_FORMAT(fmt, act, family)
 #define QGATE_CUDA_GEMM(fmt, act, family) QGATE_CUDA_IF_##family(                                  \
   void gemm_##fmt(const GemmArgs& a, void* stream) {                                               \
     launch_gemm<QGATE_CUDA_GEMM_WEIGHTS_##family(fmt), kGemmAct_##act, kGemmMutNone>(a, stream);   \

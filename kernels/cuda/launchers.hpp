@@ -108,12 +108,6 @@ using MoeGemmLaunch = void (*)(const GemmArgs& a, int experts, const int32_t* id
 #define QGATE_CUDA_FLOAT_MATVEC(fmt) \
   void matvec_f32_##fmt(const uint8_t*, const uint8_t*, float*, int64_t, int64_t, int, int64_t, const IqTables&, void*);
 #include "kernels/cuda/kernels.inc"
-#undef QGATE_CUDA_FLOAT_MATVEC
-#undef QGATE_CUDA_GPTQ
-#undef QGATE_CUDA_FORMAT
-#undef QGATE_CUDA_DEQUANT_FORMAT
-#undef QGATE_CUDA_GEMM
-#undef QGATE_CUDA_MOE
 
 // Activation quantization of m rows of k f32 values into GGUF blocks, bit-exact to
 // oracles/ops/quantize_act.cpp: q8_1 (36 bytes per 32: fp16 d, fp16 s, int8 q) and

@@ -70,11 +70,6 @@ void launch_matvec_float(const uint8_t* w, const uint8_t* x, float* y, int64_t n
                         const IqTables&, void* stream) {                                                        \
     launch_matvec_float<Fmt_##fmt>(w, x, y, n, k, m, ldy, stream);                                              \
   }
-#define QGATE_CUDA_FORMAT(fmt, act, family)
-#define QGATE_CUDA_DEQUANT_FORMAT(fmt, family)
 #include "kernels/cuda/kernels.inc"
-#undef QGATE_CUDA_FORMAT
-#undef QGATE_CUDA_DEQUANT_FORMAT
-#undef QGATE_CUDA_FLOAT_MATVEC
 
 }  // namespace qgate::cuk

@@ -5,8 +5,6 @@
 #undef QGATE_CUDA_DEQUANT_FORMAT
 #undef QGATE_CUDA_FORMAT
 namespace qgate::cuk {
-#define QGATE_CUDA_DEQUANT_FORMAT(fmt, family)
-#define QGATE_CUDA_FORMAT(fmt, act, family)
 #define QGATE_CUDA_MOE(fmt, act)                                                                                      \
   void moe_matvec_##fmt(const uint8_t* w, const uint8_t* xq, const int32_t* ids, float* y, int64_t n, int64_t k,      \
                         int m, int top_k, int experts, const IqTables& t, void* stream) {                            \
@@ -17,7 +15,5 @@ namespace qgate::cuk {
     launch_moe_gemm<Fmt_##fmt, kAct_##act>(a, experts, ids, list, count, stream);                                     \
   }
 #include "kernels/cuda/kernels.inc"
-#undef QGATE_CUDA_MOE
-
 
 }  // namespace qgate::cuk

@@ -155,12 +155,6 @@ void add_cuda_kernels(std::vector<KernelInfo>& v) {
     add_float_matvec(v, FormatId::fmt, code);                                                    \
   }
 #include "kernels/cuda/kernels.inc"
-#undef QGATE_CUDA_FLOAT_MATVEC
-#undef QGATE_CUDA_GPTQ
-#undef QGATE_CUDA_FORMAT
-#undef QGATE_CUDA_DEQUANT_FORMAT
-#undef QGATE_CUDA_GEMM
-#undef QGATE_CUDA_MOE
   add_cuda_gate_up_kernels(v);
 }
 

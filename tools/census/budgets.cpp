@@ -33,12 +33,7 @@ int metric(const Row& r, const std::string& key) {
 
 std::string parse_budgets(std::string_view text, const std::string& file, std::vector<BudgetLine>& out) {
   int n = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view line = text.substr(pos, nl - pos);
-    pos = nl + 1;
+  for (std::string_view line : lines(text)) {
     ++n;
     if (const size_t h = line.find('#'); h != std::string_view::npos) line = line.substr(0, h);
     const auto w = words(line);

@@ -65,6 +65,10 @@ std::string parse_ptxas(std::string_view report, std::vector<CudaKernel>& out);
 // Resident warps per SM on sm_90 implied by registers alone.
 int sm90_warps_by_regs(int regs);
 
+// ---- text ----
+// The lines of a tool's output, split at '\n', a trailing '\r' dropped.
+std::vector<std::string_view> lines(std::string_view text);
+
 // ---- names ----
 // "qgate::cuk::dequant_kernel<qgate::cuk::Fmt_q4_0, 0>(...)" -> "dequant_kernel<Fmt_q4_0,0>":
 // demangled, project namespaces and the parameter list dropped, no spaces (budget patterns

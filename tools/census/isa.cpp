@@ -178,13 +178,7 @@ std::map<std::string, IsaCounts> parse_disassembly(std::string_view text) {
     f = FunctionState{};
     active = false;
   };
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view line = text.substr(pos, nl - pos);
-    pos = nl + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  for (std::string_view line : lines(text)) {
     if (line.empty()) continue;
     if (line[0] != '\t' && line[0] != ' ') {
       // "0000000000008000 <symbol>:" starts a function.

@@ -37,4 +37,17 @@ std::string short_name(const std::string& mangled) {
   return s;
 }
 
+std::vector<std::string_view> lines(std::string_view text) {
+  std::vector<std::string_view> out;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(pos, nl - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    out.push_back(line);
+    pos = nl + 1;
+  }
+  return out;
+}
+
 }  // namespace qgate::census

@@ -35,14 +35,8 @@ std::string parse_amdgpu_notes(std::string_view text, std::vector<AmdKernel>& ou
     return "";
   };
   const size_t before = out.size();
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view line = text.substr(pos, nl - pos);
-    pos = nl + 1;
+  for (std::string_view line : lines(text)) {
     ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (starts(line, "amdhsa.kernels:")) {
       in_kernels = true;
       continue;

@@ -35,12 +35,7 @@ std::string parse_ptxas(std::string_view text, std::vector<CudaKernel>& out) {
   CudaKernel* entry = nullptr;
   std::vector<std::string> order;
   std::map<std::string, CudaKernel> entries;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    const std::string_view line = text.substr(pos, nl - pos);
-    pos = nl + 1;
+  for (const std::string_view line : lines(text)) {
     if (size_t at = line.find("Compiling entry function"); at != std::string_view::npos) {
       const std::string name = quoted(line, at);
       if (name.empty()) return "unreadable entry line: " + std::string(line);
