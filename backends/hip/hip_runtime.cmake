@@ -24,12 +24,8 @@ function(qgate_hip_runtime_setup lib)
 endfunction()
 
 if(QGATE_HAVE_HIP_RUNTIME AND QGATE_TESTS)
-  find_package(GTest REQUIRED)
-  include(GoogleTest)
-  add_executable(qgate_hip_tests ${PROJECT_SOURCE_DIR}/backends/hip/hip_runtime_test.cpp)
-  target_link_libraries(qgate_hip_tests PRIVATE qgate_backends GTest::gtest GTest::gtest_main)
+  qgate_gtest(qgate_hip_tests LABEL hip DEVICES hip:1 SOURCES ${PROJECT_SOURCE_DIR}/backends/hip/hip_runtime_test.cpp
+              LIBS qgate_backends)
   target_compile_definitions(qgate_hip_tests PRIVATE
     QGATE_HIP_CENSUS_MUTANTS_DIR="${CMAKE_BINARY_DIR}/kernels/hip-census-mutants")
-  gtest_discover_tests(qgate_hip_tests NO_PRETTY_VALUES PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]" LABELS hip
-                       RESOURCE_GROUPS hip:1 DISCOVERY_TIMEOUT 60)
 endif()

@@ -18,17 +18,11 @@ set(QGATE_CUDA_MUTANT_SOURCES cuda/mutants.cu cuda/fused_mutants.cu)
 
 # The device activation quantizers against the oracle's bytes (label quantize_cuda).
 if(QGATE_TESTS)
-  find_package(GTest REQUIRED)
-  include(GoogleTest)
-  add_executable(qgate_quantize_act_tests_cuda ${CMAKE_CURRENT_SOURCE_DIR}/cuda/quantize_act_test.cpp)
-  target_link_libraries(qgate_quantize_act_tests_cuda PRIVATE qgate_kernels qgate_backends GTest::gtest GTest::gtest_main)
-  gtest_discover_tests(qgate_quantize_act_tests_cuda NO_PRETTY_VALUES PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
-                       LABELS quantize_cuda RESOURCE_GROUPS cuda:1 DISCOVERY_TIMEOUT 60)
+  qgate_gtest(qgate_quantize_act_tests_cuda LABEL quantize_cuda DEVICES cuda:1
+              SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cuda/quantize_act_test.cpp LIBS qgate_kernels qgate_backends)
   # vendor.cuh's int8 tile products (instruction and portable HIP form) against their definition.
-  add_executable(qgate_mma_tests_cuda ${CMAKE_CURRENT_SOURCE_DIR}/cuda/mma_test.cpp)
-  target_link_libraries(qgate_mma_tests_cuda PRIVATE qgate_kernels qgate_backends GTest::gtest GTest::gtest_main)
-  gtest_discover_tests(qgate_mma_tests_cuda NO_PRETTY_VALUES PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
-                       LABELS mma_cuda RESOURCE_GROUPS cuda:1 DISCOVERY_TIMEOUT 60)
+  qgate_gtest(qgate_mma_tests_cuda LABEL mma_cuda DEVICES cuda:1
+              SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cuda/mma_test.cpp LIBS qgate_kernels qgate_backends)
 endif()
 
 # Part of the CMake package (qgate::kernels links it; the config finds CUDAToolkit).
