@@ -12,36 +12,35 @@
 
 namespace qgate {
 
+namespace {
+// A GPU backend's runtime opened (once per process), or why not.
+template <class Runtime>
+Availability runtime_availability() {
+  std::string why;
+  if (Runtime* rt = Runtime::instance(why)) return {true, rt->info().describe()};
+  return {false, why};
+}
+[[maybe_unused]] Availability not_built(const char* why) { return {false, std::string("not built in this configuration: ") + why}; }
+}  // namespace
+
 Availability probe_backend(BackendId b) {
   switch (b) {
     case BackendId::cpu: return {true, "host CPU"};
-    case BackendId::vulkan: {
 #ifdef QGATE_HAVE_VULKAN
-      std::string why;
-      if (vk::Runtime* rt = vk::Runtime::instance(why)) return {true, rt->info().describe()};
-      return {false, why};
+    case BackendId::vulkan: return runtime_availability<vk::Runtime>();
 #else
-      return {false, std::string("not built in this configuration: ") + QGATE_VULKAN_WHY};
+    case BackendId::vulkan: return not_built(QGATE_VULKAN_WHY);
 #endif
-    }
-    case BackendId::cuda: {
 #ifdef QGATE_HAVE_CUDA
-      std::string why;
-      if (cu::Runtime* rt = cu::Runtime::instance(why)) return {true, rt->info().describe()};
-      return {false, why};
+    case BackendId::cuda: return runtime_availability<cu::Runtime>();
 #else
-      return {false, std::string("not built in this configuration: ") + QGATE_CUDA_WHY};
+    case BackendId::cuda: return not_built(QGATE_CUDA_WHY);
 #endif
-    }
-    case BackendId::hip: {
 #ifdef QGATE_HAVE_HIP_RUNTIME
-      std::string why;
-      if (hip::Runtime* rt = hip::Runtime::instance(why)) return {true, rt->info().describe()};
-      return {false, why};
+    case BackendId::hip: return runtime_availability<hip::Runtime>();
 #else
-      return {false, std::string("not built in this configuration: ") + QGATE_HIP_WHY};
+    case BackendId::hip: return not_built(QGATE_HIP_WHY);
 #endif
-    }
     default: return {false, "unknown backend"};
   }
 }

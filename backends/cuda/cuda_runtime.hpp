@@ -57,6 +57,11 @@ class DeviceBuffer {
   // Stream-ordered copies; they complete before the next sync().
   std::string upload(const void* src, size_t bytes, size_t offset = 0);
   std::string download(void* dst, size_t bytes, size_t offset = 0) const;
+  // alloc(bytes), then upload(src, bytes).
+  std::string assign(const void* src, size_t bytes) {
+    std::string e = alloc(bytes);
+    return e.empty() ? upload(src, bytes) : e;
+  }
   std::string fill(uint8_t byte, size_t bytes, size_t offset = 0);
   void* ptr() const { return ptr_; }
   uint8_t* bytes_ptr() const { return static_cast<uint8_t*>(ptr_); }

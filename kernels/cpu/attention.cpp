@@ -32,68 +32,72 @@ float round_p(float p) {
   else return p;
 }
 
+// One query row (token t, head h): its causal key count n (keys 0..n-1), the query, the cache
+// rows of its KV head (GQA) and its output row.
+struct Row {
+  int64_t n;
+  const float *q, *kc, *vc;
+  float* o;
+};
+
+// Calls f(row) for every (token, head) of the launch, tokens outer.
+template <class F>
+void for_each_row(const FusedArgs& a, F&& f) {
+  const int64_t g = a.n_head / a.n_head_kv, d = a.d;
+  for (int64_t t = 0; t < a.tokens; ++t)
+    for (int64_t h = 0; h < a.n_head; ++h)
+      f(Row{a.kv_len - a.tokens + t + 1, a.q + (t * a.n_head + h) * d, a.k_cache + (h / g) * a.kv_cap * d,
+            a.v_cache + (h / g) * a.kv_cap * d, a.out0 + (t * a.n_head + h) * d});
+}
+
 }  // namespace
 
 const char* attn_eager_f32(const FusedArgs& a) {
   if (const char* e = check(a)) return e;
-  const int64_t g = a.n_head / a.n_head_kv, d = a.d;
+  const int64_t d = a.d;
   std::vector<float> p(static_cast<size_t>(a.kv_len));
-  for (int64_t t = 0; t < a.tokens; ++t) {
-    const int64_t n = a.kv_len - a.tokens + t + 1;
-    for (int64_t h = 0; h < a.n_head; ++h) {
-      const float* q = a.q + (t * a.n_head + h) * d;
-      const float* kc = a.k_cache + (h / g) * a.kv_cap * d;
-      const float* vc = a.v_cache + (h / g) * a.kv_cap * d;
-      float m = -INFINITY;
-      for (int64_t j = 0; j < n; ++j) m = std::max(m, p[j] = score(q, kc + j * d, d, a.scale));
-      float l = 0;
-      for (int64_t j = 0; j < n; ++j) l += p[j] = std::exp(p[j] - m);
-      for (int64_t j = 0; j < n; ++j) p[j] /= l;
-      float* o = a.out0 + (t * a.n_head + h) * d;
-      for (int64_t i = 0; i < d; ++i) {
-        float acc = 0;
-        for (int64_t j = 0; j < n; ++j) acc = std::fma(p[j], vc[j * d + i], acc);
-        o[i] = acc;
-      }
+  for_each_row(a, [&](const Row& r) {
+    float m = -INFINITY;
+    for (int64_t j = 0; j < r.n; ++j) m = std::max(m, p[j] = score(r.q, r.kc + j * d, d, a.scale));
+    float l = 0;
+    for (int64_t j = 0; j < r.n; ++j) l += p[j] = std::exp(p[j] - m);
+    for (int64_t j = 0; j < r.n; ++j) p[j] /= l;
+    for (int64_t i = 0; i < d; ++i) {
+      float acc = 0;
+      for (int64_t j = 0; j < r.n; ++j) acc = std::fma(p[j], r.vc[j * d + i], acc);
+      r.o[i] = acc;
     }
-  }
+  });
   return nullptr;
 }
 
 template <OutType P>
 const char* attn_flash(const FusedArgs& a) {
   if (const char* e = check(a)) return e;
-  const int64_t g = a.n_head / a.n_head_kv, d = a.d;
+  const int64_t d = a.d;
   std::vector<float> acc(static_cast<size_t>(d)), s(kFlashTile);
-  for (int64_t t = 0; t < a.tokens; ++t) {
-    const int64_t n = a.kv_len - a.tokens + t + 1;
-    for (int64_t h = 0; h < a.n_head; ++h) {
-      const float* q = a.q + (t * a.n_head + h) * d;
-      const float* kc = a.k_cache + (h / g) * a.kv_cap * d;
-      const float* vc = a.v_cache + (h / g) * a.kv_cap * d;
-      float m = -INFINITY, l = 0;
-      std::fill(acc.begin(), acc.end(), 0.0f);
-      for (int64_t j0 = 0; j0 < n; j0 += kFlashTile) {
-        const int64_t nt = std::min<int64_t>(kFlashTile, n - j0);
-        float mt = m;
-        for (int64_t j = 0; j < nt; ++j) mt = std::max(mt, s[j] = score(q, kc + (j0 + j) * d, d, a.scale));
-        if (!QGATE_MUTANT_ON(cpu_flash_rescale_dropped)) {
-          const float alpha = std::exp(m - mt);  // 0 on the first tile (m = -inf)
-          l *= alpha;
-          for (int64_t i = 0; i < d; ++i) acc[i] *= alpha;
-        }
-        for (int64_t j = 0; j < nt; ++j) {
-          const float p = round_p<P>(std::exp(s[j] - mt));
-          l += p;
-          const float* vr = vc + (j0 + j) * d;
-          for (int64_t i = 0; i < d; ++i) acc[i] = std::fma(p, vr[i], acc[i]);
-        }
-        m = mt;
+  for_each_row(a, [&](const Row& r) {
+    float m = -INFINITY, l = 0;
+    std::fill(acc.begin(), acc.end(), 0.0f);
+    for (int64_t j0 = 0; j0 < r.n; j0 += kFlashTile) {
+      const int64_t nt = std::min<int64_t>(kFlashTile, r.n - j0);
+      float mt = m;
+      for (int64_t j = 0; j < nt; ++j) mt = std::max(mt, s[j] = score(r.q, r.kc + (j0 + j) * d, d, a.scale));
+      if (!QGATE_MUTANT_ON(cpu_flash_rescale_dropped)) {
+        const float alpha = std::exp(m - mt);  // 0 on the first tile (m = -inf)
+        l *= alpha;
+        for (int64_t i = 0; i < d; ++i) acc[i] *= alpha;
       }
-      float* o = a.out0 + (t * a.n_head + h) * d;
-      for (int64_t i = 0; i < d; ++i) o[i] = acc[i] / l;
+      for (int64_t j = 0; j < nt; ++j) {
+        const float p = round_p<P>(std::exp(s[j] - mt));
+        l += p;
+        const float* vr = r.vc + (j0 + j) * d;
+        for (int64_t i = 0; i < d; ++i) acc[i] = std::fma(p, vr[i], acc[i]);
+      }
+      m = mt;
     }
-  }
+    for (int64_t i = 0; i < d; ++i) r.o[i] = acc[i] / l;
+  });
   return nullptr;
 }
 

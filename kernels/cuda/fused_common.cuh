@@ -14,16 +14,16 @@ namespace qgate::cuk::fused {
 
 __device__ __forceinline__ float neg_inf() { return __uint_as_float(0xFF800000u); }
 
-// Sum of part[0 .. kThreads) into part[0] by a fixed tree (log2 kThreads levels), the same
-// order on every run. All kThreads threads of the block call it.
-template <int kThreads>
-__device__ __forceinline__ float block_sum(float* part, float v) {
+// part[0 .. kThreads) combined by op into part[0] by a fixed tree (log2 kThreads levels), the
+// same order on every run; every thread gets the result. All kThreads threads of the block call it.
+template <int kThreads, class Op>
+__device__ __forceinline__ float block_reduce(float* part, float v, Op op) {
   const int tid = int(threadIdx.x);
   part[tid] = v;
   __syncthreads();
 #pragma unroll
   for (int s = kThreads / 2; s > 0; s >>= 1) {
-    if (tid < s) part[tid] = part[tid] + part[tid + s];
+    if (tid < s) part[tid] = op(part[tid], part[tid + s]);
     __syncthreads();
   }
   const float r = part[0];
@@ -31,20 +31,16 @@ __device__ __forceinline__ float block_sum(float* part, float v) {
   return r;
 }
 
+// The sum of v over the block, in block_reduce's fixed order.
+template <int kThreads>
+__device__ __forceinline__ float block_sum(float* part, float v) {
+  return block_reduce<kThreads>(part, v, [](float a, float b) { return a + b; });
+}
+
 // The largest of v over the block (exact: max rounds nothing).
 template <int kThreads>
 __device__ __forceinline__ float block_max(float* part, float v) {
-  const int tid = int(threadIdx.x);
-  part[tid] = v;
-  __syncthreads();
-#pragma unroll
-  for (int s = kThreads / 2; s > 0; s >>= 1) {
-    if (tid < s) part[tid] = fmaxf(part[tid], part[tid + s]);
-    __syncthreads();
-  }
-  const float r = part[0];
-  __syncthreads();
-  return r;
+  return block_reduce<kThreads>(part, v, [](float a, float b) { return fmaxf(a, b); });
 }
 
 // f32 -> f16 -> f32, round to nearest even, in integer arithmetic: Inf from 65520 on,

@@ -104,8 +104,7 @@ const char* launch_dequant(const KernelInfo& k, const QTensor& w, const float*, 
   if (w.k % code.block_elems) return fail("k is not a multiple of the block size");
   cu::DeviceBuffer wb;
   cu::GuardedMirror om;
-  if (auto e = wb.alloc(w.bytes.size()); !e.empty()) return fail(e);
-  if (auto e = wb.upload(w.bytes.data(), w.bytes.size()); !e.empty()) return fail(e);
+  if (auto e = wb.assign(w.bytes.data(), w.bytes.size()); !e.empty()) return fail(e);
   if (auto e = om.upload(out, 4096); !e.empty()) return fail(e);
   code.dequant(wb.bytes_ptr(), w.n, w.k, om.payload(), k.prec.out, *r.t, r.rt->stream());
   if (auto e = r.rt->launch_error(k.name.c_str()); !e.empty()) return fail(e);
@@ -127,8 +126,7 @@ const char* launch_matvec(const KernelInfo& k, const QTensor& w, const float* x,
 #endif
   cu::DeviceBuffer wb, xq;
   cu::GuardedMirror om;
-  if (auto e = wb.alloc(w.bytes.size()); !e.empty()) return fail(e);
-  if (auto e = wb.upload(w.bytes.data(), w.bytes.size()); !e.empty()) return fail(e);
+  if (auto e = wb.assign(w.bytes.data(), w.bytes.size()); !e.empty()) return fail(e);
 #ifdef QGATE_MUTANTS
   // Planted (cuda_act_cache_by_shape): the quantized activations of the last call reused
   // whenever m and k repeat, a cache keyed by the shape and not the data.
@@ -138,8 +136,7 @@ const char* launch_matvec(const KernelInfo& k, const QTensor& w, const float* x,
   } act_cache;
   const bool caching = QGATE_MUTANT_ON(cuda_act_cache_by_shape) && k.format == FormatId::q5_0;
   if (caching && act_cache.m == m && act_cache.k == w.k) {
-    if (auto e = xq.alloc(act_cache.bytes.size()); !e.empty()) return fail(e);
-    if (auto e = xq.upload(act_cache.bytes.data(), act_cache.bytes.size()); !e.empty()) return fail(e);
+    if (auto e = xq.assign(act_cache.bytes.data(), act_cache.bytes.size()); !e.empty()) return fail(e);
   } else {
     if (auto e = quantize(k.prec.act, x, m, w.k, xq, *r.rt); !e.empty()) return fail(e);
     if (caching) {
@@ -198,8 +195,7 @@ const char* launch_gemm(const KernelInfo& k, const QTensor& w, const float* x, i
   }
   cu::DeviceBuffer wb, xq, xp, part;
   cu::GuardedMirror om;
-  if (auto e = wb.alloc(w.bytes.size()); !e.empty()) return fail(e);
-  if (auto e = wb.upload(w.bytes.data(), w.bytes.size()); !e.empty()) return fail(e);
+  if (auto e = wb.assign(w.bytes.data(), w.bytes.size()); !e.empty()) return fail(e);
   if (auto e = quantize(k.prec.act, x, m, w.k, xq, *r.rt); !e.empty()) return fail(e);
   if (auto e = om.upload(out, 4096); !e.empty()) return fail(e);
   a.w = wb.bytes_ptr();
@@ -234,11 +230,9 @@ const char* launch_moe(const KernelInfo& k, const QTensor& w, int64_t experts, c
   const int64_t n = w.n / experts, slots = m * top_k;
   cu::DeviceBuffer wb, xq, xp, idb, list, count;
   cu::GuardedMirror om;
-  if (auto e = wb.alloc(w.bytes.size()); !e.empty()) return fail(e);
-  if (auto e = wb.upload(w.bytes.data(), w.bytes.size()); !e.empty()) return fail(e);
+  if (auto e = wb.assign(w.bytes.data(), w.bytes.size()); !e.empty()) return fail(e);
   if (auto e = quantize(k.prec.act, x, m, w.k, xq, *r.rt); !e.empty()) return fail(e);
-  if (auto e = idb.alloc(static_cast<size_t>(slots) * 4); !e.empty()) return fail(e);
-  if (auto e = idb.upload(ids, static_cast<size_t>(slots) * 4); !e.empty()) return fail(e);
+  if (auto e = idb.assign(ids, static_cast<size_t>(slots) * 4); !e.empty()) return fail(e);
   if (auto e = om.upload(out, 4096); !e.empty()) return fail(e);
   float* y = static_cast<float*>(om.payload());
   const int32_t* dids = static_cast<const int32_t*>(idb.ptr());

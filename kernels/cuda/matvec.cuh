@@ -61,6 +61,23 @@ __device__ __forceinline__ void tree_sum_rows(float (&red)[kMatvecRows][kMatvecT
   __syncthreads();
 }
 
+// Elements base .. base + 31 of a weight block as signed 8-bit codes, four to a word, through
+// F::code (any format): the int8 dot products' weight operand.
+template <class F, int Mut>
+__device__ __forceinline__ void pack_codes(const uint8_t* blk, int base, const IqTables& t, int (&wq)[8]) {
+#pragma unroll
+  for (int e = 0; e < 8; ++e) {
+    uint32_t p = 0;
+#pragma unroll
+    for (int l = 0; l < 4; ++l) {
+      int i = base + 4 * e + l;
+      if constexpr (Mut == kMutCrossedLanes) i ^= 16;  // planted: elements 0..15 read 16..31
+      p |= uint32_t(uint8_t(int8_t(F::code(blk, i, t)))) << (8 * l);
+    }
+    wq[e] = int(p);
+  }
+}
+
 // One weight row (wrow) against m activation rows: y[r * ldy] = the row's dot product with
 // activation row r (r < m). Called by a whole thread block (the reduction is block-wide).
 template <class F, int Act, int Mut>
@@ -83,17 +100,7 @@ __device__ __forceinline__ void matvec_row(const uint8_t* __restrict__ wrow, con
     const uint8_t* blk = wrow + (c / CPB) * F::BYTES;
     const int base = int(c % CPB) * 32;
     int wq[8];
-#pragma unroll
-    for (int e = 0; e < 8; ++e) {
-      uint32_t p = 0;
-#pragma unroll
-      for (int l = 0; l < 4; ++l) {
-        int i = base + 4 * e + l;
-        if constexpr (Mut == kMutCrossedLanes) i ^= 16;  // planted: elements 0..15 read 16..31
-        p |= uint32_t(uint8_t(int8_t(F::code(blk, i, t)))) << (8 * l);
-      }
-      wq[e] = int(p);
-    }
+    pack_codes<F, Mut>(blk, base, t, wq);
     float ds[SPC], ms[SPC];
 #pragma unroll
     for (int s = 0; s < SPC; ++s) {
@@ -332,17 +339,7 @@ struct ChunkDecoder {
     } else {  // any format: element by element through F::code (as matvec_row)
       const uint8_t* blk = s + off;
       const int base = c8 * 32;
-#pragma unroll
-      for (int e = 0; e < 8; ++e) {
-        uint32_t p = 0;
-#pragma unroll
-        for (int l = 0; l < 4; ++l) {
-          int i = base + 4 * e + l;
-          if constexpr (Mut == kMutCrossedLanes) i ^= 16;  // planted: elements 0..15 read 16..31
-          p |= uint32_t(uint8_t(int8_t(F::code(blk, i, t)))) << (8 * l);
-        }
-        wq[e] = int(p);
-      }
+      pack_codes<F, Mut>(blk, base, t, wq);
 #pragma unroll
       for (int q = 0; q < SPC; ++q) {
         const int j = (base + q * L) / F::SUB;

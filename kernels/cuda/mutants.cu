@@ -8,26 +8,23 @@
 
 namespace qgate::cuk {
 
-void mutant_matvec_q4_0_crossed_lanes(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int64_t k, int m,
-                                      int64_t ldy, const IqTables& t, void* stream) {
-  launch_matvec<Fmt_q4_0, kAct_q8_1, kMutCrossedLanes>(w, xq, y, n, k, m, ldy, t, stream);
-}
-void mutant_matvec_q4_K_rows_past_m(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int64_t k, int m,
-                                    int64_t ldy, const IqTables& t, void* stream) {
-  launch_matvec<Fmt_q4_K, kAct_q8_K, kMutRowsPastM>(w, xq, y, n, k, m, ldy, t, stream);
-}
-// The mat-vec's grid capped at the blocks the device runs at once, with no loop over the rest.
-void mutant_matvec_q8_0_grid_capped(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int64_t k, int m,
-                                    int64_t ldy, const IqTables& t, void* stream) {
-  launch_matvec<Fmt_q8_0, kAct_q8_1, kMutGridCapped>(w, xq, y, n, k, m, ldy, t, stream);
-}
+// A mat-vec entry point (launchers.hpp's MatvecLaunch) running the kernel with a planted defect.
+#define QGATE_CUDA_MATVEC_MUTANT(name, fmt, act, mut)                                                         \
+  void name(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int64_t k, int m, int64_t ldy,        \
+            const IqTables& t, void* stream) {                                                                \
+    launch_matvec<Fmt_##fmt, kAct_##act, mut>(w, xq, y, n, k, m, ldy, t, stream);                            \
+  }
 
+// Elements 0..15 of each 32 read from 16..31.
+QGATE_CUDA_MATVEC_MUTANT(mutant_matvec_q4_0_crossed_lanes, q4_0, q8_1, kMutCrossedLanes)
+// Accumulator rows past m written.
+QGATE_CUDA_MATVEC_MUTANT(mutant_matvec_q4_K_rows_past_m, q4_K, q8_K, kMutRowsPastM)
+// The mat-vec's grid capped at the blocks the device runs at once, with no loop over the rest.
+QGATE_CUDA_MATVEC_MUTANT(mutant_matvec_q8_0_grid_capped, q8_0, q8_1, kMutGridCapped)
 // The mat-vec running one pass of its K loop (kMatvecThreads chunks of 32): rows longer than
 // 4096 elements lose their tail.
-void mutant_matvec_q4_K_single_sweep(const uint8_t* w, const uint8_t* xq, float* y, int64_t n, int64_t k, int m,
-                                     int64_t ldy, const IqTables& t, void* stream) {
-  launch_matvec<Fmt_q4_K, kAct_q8_K, kMutSingleSweep>(w, xq, y, n, k, m, ldy, t, stream);
-}
+QGATE_CUDA_MATVEC_MUTANT(mutant_matvec_q4_K_single_sweep, q4_K, q8_K, kMutSingleSweep)
+#undef QGATE_CUDA_MATVEC_MUTANT
 
 // The GEMM's shared-memory tiles used without the cp.async wait and the barriers after the load.
 void mutant_gemm_q4_0_missing_sync(const GemmArgs& a, void* stream) {
