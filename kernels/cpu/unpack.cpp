@@ -37,6 +37,15 @@ void scale_min_k4(const uint8_t* s, int j, int& sc, int& mn) {
     mn = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
   }
 }
+// Q4_K / Q5_K: the sub-block scales d * sc and mins dmin * mn from the 12 bytes at b + 4.
+void k4_scales(const uint8_t* b, float d, float dmin, Unpacked& u) {
+  for (int j = 0; j < 8; ++j) {
+    int sc, mn;
+    scale_min_k4(b + 4, j, sc, mn);
+    u.d[j] = d * static_cast<float>(sc);
+    u.m[j] = dmin * static_cast<float>(mn);
+  }
+}
 }  // namespace
 
 void Unpack_q4_0::run(const uint8_t* b, Unpacked& u) {
@@ -119,12 +128,7 @@ void Unpack_q4_K::run(const uint8_t* b, Unpacked& u) {
   float dmin = h2f(rd16(b + 2));
   // Mutant: dmin through a hand-written fp16 decode whose subnormal path forgets the sign.
   if (QGATE_MUTANT_ON(f16_subnormal_sign_dropped) && dmin != 0 && std::fabs(dmin) < 0x1p-14f) dmin = std::fabs(dmin);
-  for (int j = 0; j < 8; ++j) {
-    int sc, mn;
-    scale_min_k4(b + 4, j, sc, mn);
-    u.d[j] = d * static_cast<float>(sc);
-    u.m[j] = dmin * static_cast<float>(mn);
-  }
+  k4_scales(b, d, dmin, u);
   const uint8_t* qs = b + 16;
   for (int c = 0; c < 4; ++c, qs += 32)
     for (int l = 0; l < 32; ++l) {
@@ -136,12 +140,7 @@ void Unpack_q4_K::run(const uint8_t* b, Unpacked& u) {
 // Q5_K: as Q4_K plus qh[32]; element 32j + l takes bit j of qh[l].
 void Unpack_q5_K::run(const uint8_t* b, Unpacked& u) {
   const float d = h2f(rd16(b)), dmin = h2f(rd16(b + 2));
-  for (int j = 0; j < 8; ++j) {
-    int sc, mn;
-    scale_min_k4(b + 4, j, sc, mn);
-    u.d[j] = d * static_cast<float>(sc);
-    u.m[j] = dmin * static_cast<float>(mn);
-  }
+  k4_scales(b, d, dmin, u);
   const uint8_t* qh = b + 16;
   const uint8_t* qs = b + 48;
   for (int c = 0; c < 4; ++c, qs += 32)

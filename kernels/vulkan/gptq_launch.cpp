@@ -61,14 +61,20 @@ const char* check_container(const QTensor& w, GptqPush& p) {
   return nullptr;
 }
 
+// The Vulkan runtime and the container's push constants, or why not.
+const char* open_container(const QTensor& w, vk::Runtime*& rt, GptqPush& p) {
+  std::string why;
+  rt = vk::Runtime::instance(why);
+  if (!rt) return fail("vulkan unavailable: " + why);
+  return check_container(w, p);
+}
+
 }  // namespace
 
 const char* gptq_dequant(const KernelInfo& k, const QTensor& w, const float*, int64_t, GuardedBuffer& out) {
-  std::string why;
-  vk::Runtime* rt = vk::Runtime::instance(why);
-  if (!rt) return fail("vulkan unavailable: " + why);
+  vk::Runtime* rt = nullptr;
   GptqPush p;
-  if (const char* e = check_container(w, p)) return e;
+  if (const char* e = open_container(w, rt, p)) return e;
   const Code& code = *static_cast<const Code*>(k.device_code);
   Scoped wb(rt, w.bytes.size()), ob(rt, out.region_bytes());
   if (!wb.b.map || !ob.b.map) return fail("vulkan: buffer allocation failed");
@@ -86,11 +92,9 @@ const char* gptq_dequant(const KernelInfo& k, const QTensor& w, const float*, in
 }
 
 const char* gptq_matvec(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out) {
-  std::string why;
-  vk::Runtime* rt = vk::Runtime::instance(why);
-  if (!rt) return fail("vulkan unavailable: " + why);
+  vk::Runtime* rt = nullptr;
   GptqPush p;
-  if (const char* e = check_container(w, p)) return e;
+  if (const char* e = open_container(w, rt, p)) return e;
   const Code& code = *static_cast<const Code*>(k.device_code);
   const vk::Shader* shader = &rt->pick(code.shaders);
 #ifdef QGATE_MUTANTS
@@ -118,11 +122,9 @@ const char* gptq_matvec(const KernelInfo& k, const QTensor& w, const float* x, i
 // W4A8 on q8_1 activations (gptq.comp -DQ8): accepts() has refused g_idx and groups that
 // are not multiples of 32; checked again here, since the shader assumes both.
 const char* gptq_matvec_q8(const KernelInfo& k, const QTensor& w, const float* x, int64_t m, GuardedBuffer& out) {
-  std::string why;
-  vk::Runtime* rt = vk::Runtime::instance(why);
-  if (!rt) return fail("vulkan unavailable: " + why);
+  vk::Runtime* rt = nullptr;
   GptqPush p;
-  if (const char* e = check_container(w, p)) return e;
+  if (const char* e = open_container(w, rt, p)) return e;
   if (p.has_g_idx || p.group % 32) return fail("gptq W4A8: needs contiguous groups (no g_idx) of a multiple of 32");
   const Code& code = *static_cast<const Code*>(k.device_code);
   constexpr int64_t kRows = 8;  // the shader keeps 8 accumulators
