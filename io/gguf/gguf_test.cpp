@@ -14,6 +14,13 @@ namespace {
 using test::patch;
 using test::sample_file;
 
+// Serializes kv and tensors into bytes and parses them back into f: "" or the first error.
+std::string round_trip(const std::vector<KeyValue>& kv, const std::vector<TensorData>& tensors,
+                       std::vector<uint8_t>& bytes, File& f) {
+  if (std::string e = serialize(kv, tensors, bytes); !e.empty()) return "serialize: " + e;
+  return parse(bytes, f);
+}
+
 TEST(GgufTypes, TableAgreesWithFormatRegistry) {
   int matched = 0;
   for (const FormatInfo* f : all_formats()) {
@@ -44,9 +51,8 @@ TEST(GgufTypes, TableAgreesWithFormatRegistry) {
 TEST(Gguf, RoundTripEveryValueTypeAndTensor) {
   const auto s = sample_file(64);
   std::vector<uint8_t> bytes;
-  ASSERT_EQ(serialize(s.kv, s.tensors, bytes), "");
   File f;
-  ASSERT_EQ(parse(bytes, f), "");
+  ASSERT_EQ(round_trip(s.kv, s.tensors, bytes, f), "");
   EXPECT_EQ(f.version, 3u);
   EXPECT_EQ(f.alignment, 64u);
   EXPECT_EQ(f.data_offset % 64, 0u);
@@ -85,14 +91,12 @@ TEST(Gguf, RoundTripEveryValueTypeAndTensor) {
 TEST(Gguf, DefaultAlignmentAndEmptyFile) {
   const auto s = sample_file(0);
   std::vector<uint8_t> bytes;
-  ASSERT_EQ(serialize(s.kv, s.tensors, bytes), "");
   File f;
-  ASSERT_EQ(parse(bytes, f), "");
+  ASSERT_EQ(round_trip(s.kv, s.tensors, bytes, f), "");
   EXPECT_EQ(f.alignment, 32u);
   // Header only: no kv, no tensors.
-  ASSERT_EQ(serialize({}, {}, bytes), "");
+  ASSERT_EQ(round_trip({}, {}, bytes, f), "");
   EXPECT_EQ(bytes.size(), 32u);  // the 24-byte header padded to the alignment
-  ASSERT_EQ(parse(bytes, f), "");
   EXPECT_TRUE(f.tensors.empty());
 }
 
