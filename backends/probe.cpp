@@ -1,14 +1,6 @@
 #include "backends/backend.hpp"
 
-#ifdef QGATE_HAVE_VULKAN
-#include "backends/vulkan/vk_runtime.hpp"
-#endif
-#ifdef QGATE_HAVE_CUDA
-#include "backends/cuda/cuda_runtime.hpp"
-#endif
-#ifdef QGATE_HAVE_HIP_RUNTIME
-#include "backends/hip/hip_runtime.hpp"
-#endif
+#include "backends/runtimes.hpp"
 
 namespace qgate {
 

@@ -4,12 +4,7 @@
 #include <list>
 #include <vector>
 
-#ifdef QGATE_HAVE_CUDA
-#include "backends/cuda/cuda_runtime.hpp"
-#endif
-#ifdef QGATE_HAVE_HIP_RUNTIME
-#include "backends/hip/hip_runtime.hpp"
-#endif
+#include "backends/runtimes.hpp"
 
 namespace qgate {
 namespace {
