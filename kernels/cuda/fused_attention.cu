@@ -11,10 +11,12 @@ __global__ void __launch_bounds__(kAttnThreads)
                       float* __restrict__ o, float* __restrict__ scratch, int64_t tokens, int64_t n_head,
                       int64_t n_head_kv, int64_t d, int64_t kv_len, int64_t kv_cap, float scale) {
   __shared__ float part[kAttnThreads];
-  const AttnRow r = attn_row(q, kc, vc, tokens, n_head, n_head_kv, d, kv_len, kv_cap);
-  const int64_t row = r.row, n = r.n;
+  const int64_t row = blockIdx.x, t = row / n_head, h = row % n_head;
+  const int64_t kvh = h / (n_head / n_head_kv), n = kv_len - tokens + t + 1;
   const int tid = int(threadIdx.x);
-  const float *qr = r.q, *kr = r.k, *vr = r.v;
+  const float* qr = q + row * d;
+  const float* kr = kc + kvh * kv_cap * d;
+  const float* vr = vc + kvh * kv_cap * d;
   float* sc = scratch + row * kv_len;
   float mx = neg_inf();
   for (int64_t j = tid; j < n; j += kAttnThreads) {

@@ -33,20 +33,6 @@ __device__ __forceinline__ float round_p(float p) {
   else return p;
 }
 
-// The query row of this block (blockIdx.x = token * n_head + head): its causal key count n, the
-// query and the cache rows of its KV head (GQA).
-struct AttnRow {
-  int64_t row, n;
-  const float *q, *k, *v;
-};
-__device__ __forceinline__ AttnRow attn_row(const float* q, const float* kc, const float* vc, int64_t tokens,
-                                            int64_t n_head, int64_t n_head_kv, int64_t d, int64_t kv_len,
-                                            int64_t kv_cap) {
-  const int64_t row = blockIdx.x, t = row / n_head, h = row % n_head;
-  const int64_t kvh = h / (n_head / n_head_kv);
-  return {row, kv_len - tokens + t + 1, q + row * d, kc + kvh * kv_cap * d, vc + kvh * kv_cap * d};
-}
-
 template <AttnP P, bool kRescale>
 __global__ void __launch_bounds__(kAttnThreads)
     attn_flash_kernel(const float* __restrict__ q, const float* __restrict__ kc, const float* __restrict__ vc,
@@ -54,10 +40,12 @@ __global__ void __launch_bounds__(kAttnThreads)
                       int64_t kv_len, int64_t kv_cap, float scale) {
   __shared__ float s_t[kAttnTile];
   __shared__ float p_t[kAttnTile];
-  const AttnRow r = attn_row(q, kc, vc, tokens, n_head, n_head_kv, d, kv_len, kv_cap);
-  const int64_t row = r.row, n = r.n;
+  const int64_t row = blockIdx.x, t = row / n_head, h = row % n_head;
+  const int64_t kvh = h / (n_head / n_head_kv), n = kv_len - tokens + t + 1;
   const int tid = int(threadIdx.x);
-  const float *qr = r.q, *kr = r.k, *vr = r.v;
+  const float* qr = q + row * d;
+  const float* kr = kc + kvh * kv_cap * d;
+  const float* vr = vc + kvh * kv_cap * d;
   float acc[kAttnPer];
 #pragma unroll
   for (int c = 0; c < kAttnPer; ++c) acc[c] = 0.0f;
