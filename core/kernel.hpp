@@ -83,6 +83,11 @@ inline std::string kernel_name(std::string_view entry, FormatId f, std::string_v
   return n.append(variant);
 }
 
+// The naming rule of a fusion or attention kernel (kernels/fused.inc): <stem>_<backend suffix>.
+inline std::string fused_kernel_name(std::string_view stem, BackendId b) {
+  return std::string(stem).append("_").append(kernel_suffix(b));
+}
+
 struct Tile {
   int m = 1, n = 1, k = 1;  // output rows per tile (activations), weight rows per tile, k step
 };

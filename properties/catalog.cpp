@@ -19,11 +19,21 @@
 namespace qgate {
 
 std::span<const PropertyInfo> all_properties() {
-  static const std::array<PropertyInfo, static_cast<size_t>(PropertyId::count)> t = {{
-#define QGATE_PROPERTY(id, applies, cases, what) {PropertyId::id, #id, #applies, cases, what},
+  static const std::array<PropertyInfo, static_cast<size_t>(PropertyId::count)> t = [] {
+    std::array<PropertyInfo, static_cast<size_t>(PropertyId::count)> rows = {{
+#define QGATE_PROPERTY(id, applies, cases, plan, what) {PropertyId::id, #id, #applies, cases, plan, what, {}},
 #include "properties/properties.inc"
 #undef QGATE_PROPERTY
-  }};
+    }};
+    for (PropertyInfo& p : rows) {
+      std::string err;
+      if (!parse_plan(p.plan_text, p.plan, err)) {  // a broken row in properties.inc: nothing can run
+        std::cerr << "qgate: properties.inc row " << p.name << ": bad plan \"" << p.plan_text << "\": " << err << "\n";
+        std::abort();
+      }
+    }
+    return rows;
+  }();
   return t;
 }
 
@@ -39,8 +49,8 @@ bool applies(const PropertyInfo& p, const KernelInfo& k) {
   if (k.op == Op::moe_matmul) return p.applies == op_name(k.op);  // its own properties only
   // A kernel that declares itself non-deterministic (atomics, split-K in any order) is not
   // held to bit-identical reruns; its bound covers every summation order of its depth.
-  if (p.id == PropertyId::deterministic && !k.deterministic) return false;
-  if (p.id == PropertyId::every_scale_pattern) {  // block formats with a scale field
+  if (p.plan.rerun && !k.deterministic) return false;
+  if (p.plan.driver == Driver::scale_patterns) {  // block formats with a scale field
     const FormatInfo& f = format_info(k.format);
     std::string unused;
     if (first_field_patterns(f, unused).empty()) return false;
@@ -104,26 +114,15 @@ ShapeSets shapes(const KernelInfo& k, bool ragged) {
 }
 
 CaseSpec gen_spec(const KernelInfo& k, const PropertyInfo& p) {
-  const ShapeSets sh = shapes(k, p.id == PropertyId::ragged_shapes);
+  const ShapeSets sh = shapes(k, p.plan.shapes == Shapes::ragged);
   CaseSpec s;
   s.m = *rc::gen::elementOf(sh.m);
   s.n = *rc::gen::elementOf(sh.n) * (k.op == Op::gate_up ? 2 : 1);  // gate_up: N gate rows, N up rows
   s.k = k_unit(k) * *rc::gen::elementOf(sh.kblocks);
-  switch (p.id) {
-    case PropertyId::codes_single_axis:
-      s.codes = *rc::gen::element(CodeMode::uniform, CodeMode::n_only, CodeMode::k_only);
-      break;
-    case PropertyId::codes_both_axes: s.codes = *rc::gen::element(CodeMode::both, CodeMode::one_hot); break;
-    case PropertyId::special_scales:
-      s.scales = *rc::gen::element(ScaleMode::subnormal, ScaleMode::largest, ScaleMode::zero, ScaleMode::negative,
-                                   ScaleMode::sub_extreme, ScaleMode::smallest_normal, ScaleMode::mixed);
-      break;
-    case PropertyId::activation_extremes:
-      s.act = *rc::gen::element(ActMode::outliers, ActMode::all_equal, ActMode::zero_rows);
-      break;
-    default: break;
-  }
-  if (p.id == PropertyId::many_rows) {
+  s.codes = draw_from(p.plan.codes, CodeMode::random);
+  s.scales = draw_from(p.plan.scales, ScaleMode::normal);
+  s.act = draw_from(p.plan.act, ActMode::normal);
+  if (p.plan.shapes == Shapes::many_rows) {
     // More rows than a GPU runs blocks at once (an H200 holds 132 x 5 mat-vec blocks of 4
     // or 8 rows), so a launch takes more than one wave and a grid capped at one wave, or a
     // row loop that stops early, leaves rows unwritten; K the least whose rows are whole
@@ -263,7 +262,7 @@ CaseOutcome run_spec(const KernelInfo& k, const PropertyInfo& p, const CaseSpec&
     o.message = "generator: " + err;
     return o;
   }
-  o = run_case(k, c, p.id == PropertyId::deterministic);
+  o = run_case(k, c, p.plan.rerun);
   if (materialized) *materialized = std::move(c);
   return o;
 }
@@ -273,9 +272,9 @@ PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOp
   if (k.op == Op::moe_matmul) return run_moe_property(k, p, opt);
   PropertyRun r;
   r.seed = opt.seed ? opt.seed : default_seed();
-  auto record_failure = [&](const CaseSpec& s, const CaseOutcome& o) {
+  // After r.pass and r.failure are set: the repro line, the case and its regression file.
+  auto record_failure = [&](const CaseSpec& s) {
     r.pass = false;
-    r.failure = o.summary();
     r.repro = repro_line(k, p, s);
     auto shrunk = std::make_shared<Case>();
     if (materialize(format_info(k.format), s, k.op != Op::dequant, *shrunk).empty()) r.failing = shrunk;
@@ -288,7 +287,7 @@ PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOp
     }
   };
 
-  if (p.id == PropertyId::every_scale_pattern) {
+  if (p.plan.driver == Driver::scale_patterns) {
     const FormatInfo& f = format_info(k.format);
     const std::vector<uint32_t> all = first_field_patterns(f, r.coverage);
     constexpr size_t kChunk = 4096;  // rows per case, so memory stays small
@@ -314,9 +313,9 @@ PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOp
     return r;
   }
 
-  if (p.id == PropertyId::session_sequence) return run_session_sequence(k, p, opt.regression_dir, r);
+  if (p.plan.driver == Driver::session) return run_session_sequence(k, p, opt.regression_dir, r);
 
-  if (p.cases == 0) {  // exhaustive: every code at every lane
+  if (p.plan.driver == Driver::every_code) {  // exhaustive: every code at every lane
     const FormatInfo& f = format_info(k.format);
     CaseSpec s;
     s.codes = CodeMode::diagonal;
@@ -333,45 +332,16 @@ PropertyRun run_property(const KernelInfo& k, const PropertyInfo& p, const RunOp
     r.coverage = "exhaustive: " + std::to_string(valid * lanes) + " of " + std::to_string(valid * lanes) +
                  " (code x lane)" +
                  (f.tensor_level() ? std::string() : ", every pair of lanes holding different codes in some row");
-    if (!o.pass()) record_failure(s, o);
+    if (!o.pass()) r.failure = o.summary(), record_failure(s);
     return r;
   }
 
-  CaseSpec last_fail;
-  CaseOutcome last_outcome;
-  bool failed = false;
-  const auto property = [&] {
-    const CaseSpec s = gen_spec(k, p);
+  const auto failed = sample_cases<CaseSpec>(k, p, r, [&] { return gen_spec(k, p); }, [&](const CaseSpec& s) {
     const CaseOutcome o = run_spec(k, p, s);
-    if (o.kind == CaseOutcome::Kind::rejected_by_kernel) {
-      ++r.discarded;
-      RC_DISCARD(o.message);
-    }
-    ++r.cases;
-    r.evidence += has_evidence(o.verdict);
-    r.max_ratio = std::max(r.max_ratio, o.verdict.max_ratio);
-    if (!o.pass()) {
-      // RapidCheck accepts a shrink only when it fails, so the last failure seen is the minimal one.
-      last_fail = s;
-      last_outcome = o;
-      failed = true;
-      RC_FAIL(o.summary());
-    }
-  };
-  const std::string could_not_run = run_rc_property(property, r.seed, p.cases, k.name + "/" + std::string(p.name));
-  if (failed) {
-    record_failure(last_fail, last_outcome);
-  } else if (!could_not_run.empty()) {
-    r.pass = false;
-    r.failure = could_not_run;
-  }
-  r.coverage = "sampled: " + std::to_string(p.cases) + " cases";
-  // A property whose outputs are mostly zero proves nothing (benchdnn's vacuous-pass rule).
-  if (r.pass && p.id != PropertyId::special_scales && r.evidence * 2 < r.cases) {
-    r.pass = false;
-    r.failure = "vacuous: only " + std::to_string(r.evidence) + " of " + std::to_string(r.cases) +
-                " cases had mostly non-zero expected output";
-  }
+    return Sample{o.pass(), o.kind == CaseOutcome::Kind::rejected_by_kernel, has_evidence(o.verdict), o.verdict.max_ratio,
+                  o.kind == CaseOutcome::Kind::rejected_by_kernel ? o.message : o.summary()};
+  });
+  if (failed) record_failure(*failed);
   return r;
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/kernel.hpp"
 #include "properties/gen/case_spec.hpp"
+#include "properties/plan.hpp"
 #include "properties/testbed.hpp"
 
 namespace qgate {
@@ -14,7 +15,7 @@ namespace qgate {
 struct FusedCase;  // properties/fused_case.hpp
 
 enum class PropertyId : int {
-#define QGATE_PROPERTY(id, applies, cases, what) id,
+#define QGATE_PROPERTY(id, applies, cases, plan, what) id,
 #include "properties/properties.inc"
 #undef QGATE_PROPERTY
   count
@@ -24,8 +25,10 @@ struct PropertyInfo {
   PropertyId id;
   std::string_view name;
   std::string_view applies;  // "dequant", "matmul", "any"
-  int cases;                 // 0 = exhaustive enumeration
+  int cases;                 // sampled cases or launch sequences; 0 for an exhaustive driver
+  std::string_view plan_text;  // the row's plan, as written
   std::string_view what;
+  Plan plan;                 // plan_text parsed
 };
 
 std::span<const PropertyInfo> all_properties();

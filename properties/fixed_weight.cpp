@@ -44,27 +44,20 @@ std::vector<FixedCase> enumerate(const KernelInfo& k, const PropertyInfo& p, int
     Rng r(seed ^ (0x9E3779B97F4A7C15ull * (v.size() + 1)));
     v.push_back({m, rows, a, r.next()});
   };
-  switch (p.id) {
-    case PropertyId::random_blocks:
-      if (k.op == Op::dequant) add(1, n, ActMode::normal);
-      else for (int i = 0; i < 8; ++i) add(ms[static_cast<size_t>(i) % ms.size()], n, ActMode::normal);
-      break;
-    case PropertyId::activation_extremes:
-      for (ActMode a : {ActMode::outliers, ActMode::all_equal, ActMode::zero_rows}) {
-        add(1, n, a);
-        if (m_max > 1) add(m_max, n, a);
-      }
-      break;
-    case PropertyId::ragged_shapes:
-      for (int64_t rows : n_values(k, n))
-        for (int64_t m : ms)
-          if (rows < n || m == 1 || m == m_max) add(m, rows, ActMode::normal);
-      break;
-    case PropertyId::deterministic:
-      add(1, n, ActMode::normal);
-      if (m_max > 1) add(m_max, n, ActMode::normal);
-      break;
-    default: break;
+  // From the property's plan: ragged shapes take every row prefix around the N tile at
+  // every M of the tile's set (all rows at M = 1 and the largest M); a plan with activation
+  // alternatives runs each at M = 1 and the largest M; otherwise every M of the set.
+  if (p.plan.shapes == Shapes::ragged) {
+    for (int64_t rows : n_values(k, n))
+      for (int64_t m : ms)
+        if (rows < n || m == 1 || m == m_max) add(m, rows, ActMode::normal);
+  } else if (!p.plan.act.empty()) {
+    for (ActMode a : p.plan.act) {
+      add(1, n, a);
+      if (m_max > 1) add(m_max, n, a);
+    }
+  } else {
+    for (int64_t m : ms) add(m, n, ActMode::normal);
   }
   return v;
 }
@@ -105,12 +98,11 @@ Case make_case(const KernelInfo& k, const QTensor& w, const FixedCase& fc) {
 }  // namespace
 
 bool applies_fixed(const PropertyInfo& p, const KernelInfo& k) {
-  if (k.op == Op::moe_matmul) return false;  // stacked experts, not one tensor
-  switch (p.id) {
-    case PropertyId::random_blocks: case PropertyId::ragged_shapes: case PropertyId::deterministic: return true;
-    case PropertyId::activation_extremes: return k.op == Op::matmul;
-    default: return false;  // the others generate their own weights
-  }
+  if (k.op == Op::moe_matmul || is_fused(k.op)) return false;  // stacked experts / no weight tensor
+  // A given weight serves the sampled properties that draw neither the weights' codes nor
+  // their scales, over the plain and ragged shape sets.
+  return p.plan.driver == Driver::sampled && !p.plan.draws_weights() &&
+         (p.plan.shapes == Shapes::plain || p.plan.shapes == Shapes::ragged) && applies(p, k);
 }
 
 std::string fixed_weight_mismatch(const KernelInfo& k, const QTensor& w) {
@@ -136,7 +128,7 @@ PropertyRun run_property_fixed(const KernelInfo& k, const PropertyInfo& p, const
                std::to_string(cases.size()) + " cases";
   for (const FixedCase& fc : cases) {
     const Case c = make_case(k, w, fc);
-    const CaseOutcome o = run_case(k, c, p.id == PropertyId::deterministic);
+    const CaseOutcome o = run_case(k, c, p.plan.rerun);
     if (o.kind == CaseOutcome::Kind::rejected_by_kernel) {
       ++r.discarded;
       continue;

@@ -13,14 +13,9 @@
 #include "oracles/ops/attention.hpp"
 #include "oracles/ops/fusion.hpp"
 #include "properties/gen/materialize.hpp"
+#include "properties/rc_driver.hpp"
 
 namespace qgate {
-
-namespace {
-const char* const kValues[] = {"normal", "tiny", "ties", "extremes", "peaked", "rising"};
-}  // namespace
-
-const char* name(ValueMode v) { return kValues[static_cast<int>(v)]; }
 
 std::string to_string(const FusedSpec& s) {
   char buf[400];
@@ -63,9 +58,7 @@ bool parse_fused_spec(const std::string& text, FusedSpec& out, std::string& err)
       for (Op o : kFusedOps)
         if (op_name(o) == v) s.op = o, ok = have_op = true;
     } else if (key == "values") {
-      ok = false;
-      for (size_t i = 0; i < std::size(kValues); ++i)
-        if (v == kValues[i]) s.values = static_cast<ValueMode>(i), ok = true;
+      ok = from_name(v, s.values);
     } else if (key == "rows") int_field(s.rows);
     else if (key == "n") int_field(s.n);
     else if (key == "top_k") int_field(s.top_k);
@@ -205,24 +198,21 @@ FusedSpec gen_fused_spec(const KernelInfo& k, const PropertyInfo& p) {
   FusedSpec s;
   s.op = k.op;
   s.seed = *rc::gen::inRange<uint64_t>(0, 1ull << 32);
-  const std::string_view name = p.name;
+  s.values = draw_from(p.plan.values, ValueMode::normal);
   switch (k.op) {
     case Op::add_rmsnorm:
       s.rows = *rc::gen::element<int64_t>(1, 2, 3, 5);
       s.n = *rc::gen::element<int64_t>(1, 7, 8, 9, 17, 64, 100, 256);  // around the 8 lanes
       s.eps = *rc::gen::element(1e-5f, 1e-6f);
-      s.values = name == "norm_tiny_rows" ? ValueMode::tiny : ValueMode::normal;
       break;
     case Op::silu_mul:
       s.rows = *rc::gen::element<int64_t>(1, 2, 3);
       s.n = *rc::gen::element<int64_t>(1, 5, 16, 33, 128);
-      s.values = *rc::gen::element(ValueMode::normal, ValueMode::extremes);
       break;
     case Op::moe_route:
       s.rows = *rc::gen::element<int64_t>(1, 2, 3, 7);
       s.n = *rc::gen::element<int64_t>(2, 4, 8, 16, 60, 64, 128);
       s.top_k = std::min(s.n, *rc::gen::element<int64_t>(1, 2, 4, 8));
-      s.values = name == "router_ties" ? ValueMode::ties : ValueMode::normal;
       break;
     case Op::qk_norm_rope:
       s.tokens = *rc::gen::element<int64_t>(1, 2, 3, 5);
@@ -236,7 +226,7 @@ FusedSpec gen_fused_spec(const KernelInfo& k, const PropertyInfo& p) {
       break;
     case Op::attention: {
       const int64_t tile = k.tile.k > 1 ? k.tile.k : 32;  // eager kernels see the same sequences
-      const bool longkv = name == "attn_long_kv";
+      const bool longkv = p.plan.shapes == Shapes::long_kv;  // several tiles of keys
       s.tokens = longkv ? *rc::gen::element<int64_t>(1, 4) : *rc::gen::element<int64_t>(1, 2, 3, 7);
       s.n_head_kv = *rc::gen::element<int64_t>(1, 2);
       s.n_head = s.n_head_kv * *rc::gen::element<int64_t>(1, 2, 4);
@@ -244,7 +234,6 @@ FusedSpec gen_fused_spec(const KernelInfo& k, const PropertyInfo& p) {
       s.kv_len = longkv ? *rc::gen::element<int64_t>(2 * tile + 1, 3 * tile + 7, 5 * tile)
                         : std::max(s.tokens, *rc::gen::element<int64_t>(1, tile - 1, tile, tile + 1, 2 * tile + 3));
       s.kv_cap = s.kv_len + *rc::gen::element<int64_t>(0, 1, 5);
-      s.values = longkv ? ValueMode::rising : *rc::gen::element(ValueMode::normal, ValueMode::peaked);
       s.scale = static_cast<float>(1 / std::sqrt(static_cast<double>(s.d)) * (s.values == ValueMode::peaked ? 12 : 1));
       break;
     }

@@ -13,15 +13,6 @@
 
 namespace qgate {
 
-enum class ValueMode : int {
-  normal,      // uniform values of moderate size
-  tiny,        // norms: rows whose mean square is within a decade of eps; a zero row
-  ties,        // router: logits from a small set (exact ties) and adjacent floats (near-ties)
-  extremes,    // silu: gates at the exp overflow edge, +-0, tiny and large values
-  peaked,      // attention: large score scale (a few keys carry the softmax)
-  rising,      // attention: scores growing along the sequence (the max moves every tile)
-};
-
 struct FusedSpec {
   Op op = Op::add_rmsnorm;
   ValueMode values = ValueMode::normal;
@@ -35,7 +26,6 @@ struct FusedSpec {
 // round-trip): what a failure prints and `qgate repro --case` parses back.
 std::string to_string(const FusedSpec& s);
 bool parse_fused_spec(const std::string& text, FusedSpec& out, std::string& err);
-const char* name(ValueMode v);
 
 struct FusedCase {
   FusedSpec spec;

@@ -15,24 +15,23 @@ namespace {
 
 struct MoeSpec {
   int64_t experts = 2, top_k = 1, m = 1, n = 1, k = 32;
-  int routing = 0;  // 0 random distinct per token, 1 all tokens one expert, 2 reversed, 3 skewed
+  Routing routing = Routing::random;
   ScaleMode scales = ScaleMode::normal;  // the experts' scale class (special_scales's classes)
   uint64_t seed = 0;
   std::string str() const {
-    static const char* const r[] = {"random", "one_expert", "reversed", "skewed"};
     return "experts=" + std::to_string(experts) + ",top_k=" + std::to_string(top_k) + ",m=" + std::to_string(m) +
-           ",n=" + std::to_string(n) + ",k=" + std::to_string(k) + ",routing=" + r[routing] +
+           ",n=" + std::to_string(n) + ",k=" + std::to_string(k) + ",routing=" + name(routing) +
            ",scales=" + name(scales) + ",seed=" + std::to_string(seed);
   }
 };
 
 // Drawn inside a RapidCheck property (shrinks toward the first element of each list, the
-// smaller shape and plain routing). moe_ragged draws the shapes around the kernel's tile and
-// every routing pattern; moe_random decode and prefill shapes with random routing.
+// smaller shape, the plan's first routing and scale class): the plan's ragged shapes are M/N/K
+// around the kernel's tile, its plain shapes decode and prefill M.
 MoeSpec gen(const KernelInfo& k, const PropertyInfo& p) {
   MoeSpec s;
   const int64_t unit = std::lcm<int64_t>(format_info(k.format).block_elems, act_block(k.prec.act));
-  const bool ragged = p.id == PropertyId::moe_ragged;
+  const bool ragged = p.plan.shapes == Shapes::ragged;
   s.experts = *rc::gen::element<int64_t>(2, 3, 4, 8);
   s.top_k = std::min<int64_t>(s.experts, *rc::gen::element<int64_t>(1, 2, 4));
   const int64_t tm = k.max_m > 0 ? k.max_m : k.tile.m, tn = k.tile.n;
@@ -40,16 +39,13 @@ MoeSpec gen(const KernelInfo& k, const PropertyInfo& p) {
     s.m = *rc::gen::element<int64_t>(1, tm - 1, tm, tm + 1, 2 * tm + 1);
     s.n = *rc::gen::element<int64_t>(1, tn - 1, tn, tn + 1, 7);
     s.k = unit * *rc::gen::element<int64_t>(1, 2, 3, 5, 7);
-    s.routing = *rc::gen::inRange(0, 4);
   } else {
     s.m = *rc::gen::element<int64_t>(1, 2, 3, 5, 8, 17, 40);
     s.n = *rc::gen::element<int64_t>(1, 2, 5, 16, 33);
     s.k = unit * *rc::gen::element<int64_t>(1, 2, 3);
   }
-  // Two cases in three draw a special scale class for the experts' weights.
-  if (*rc::gen::inRange(0, 3) != 0)
-    s.scales = *rc::gen::element(ScaleMode::subnormal, ScaleMode::largest, ScaleMode::zero, ScaleMode::negative,
-                                 ScaleMode::sub_extreme, ScaleMode::smallest_normal, ScaleMode::mixed);
+  s.routing = draw_from(p.plan.routing, Routing::random);
+  s.scales = draw_from(p.plan.scales, ScaleMode::normal);
   s.seed = *rc::gen::inRange<uint64_t>(0, 1ull << 32);
   if (k.max_m > 0) s.m = std::min<int64_t>(std::max<int64_t>(s.m, 1), k.max_m);
   s.m = std::max<int64_t>(s.m, 1);
@@ -64,13 +60,13 @@ std::vector<int32_t> route(const MoeSpec& s) {
   std::vector<int32_t> perm(static_cast<size_t>(s.experts));
   for (int64_t t = 0; t < s.m; ++t) {
     std::iota(perm.begin(), perm.end(), 0);
-    if (s.routing == 1) {         // every token the same experts, starting from the last
+    if (s.routing == Routing::one_expert) {         // every token the same experts, starting from the last
       for (int64_t j = 0; j < s.experts; ++j) perm[static_cast<size_t>(j)] = static_cast<int32_t>((s.experts - 1 + j) % s.experts);
-    } else if (s.routing == 2) {  // experts in descending order
+    } else if (s.routing == Routing::reversed) {  // experts in descending order
       std::reverse(perm.begin(), perm.end());
     } else {                      // shuffled; skewed: expert 0 first for two tokens in three
       for (size_t i = perm.size(); i > 1; --i) std::swap(perm[i - 1], perm[r.below(static_cast<uint32_t>(i))]);
-      if (s.routing == 3 && t % 3 != 2) std::swap(perm[0], *std::find(perm.begin(), perm.end(), 0));
+      if (s.routing == Routing::skewed && t % 3 != 2) std::swap(perm[0], *std::find(perm.begin(), perm.end(), 0));
     }
     std::copy(perm.begin(), perm.begin() + s.top_k, ids.begin() + t * s.top_k);
   }
@@ -136,33 +132,15 @@ PropertyRun run_moe_property(const KernelInfo& k, const PropertyInfo& p, const R
     r.failure = k.name + " is an moe_matmul kernel without a launch";
     return r;
   }
-  const bool twice = p.id == PropertyId::moe_ragged && k.deterministic;
-  MoeSpec last_fail;
-  std::string last_failure;
-  bool failed = false;
-  const auto property = [&] {
-    const MoeSpec s = gen(k, p);
+  const bool twice = p.plan.rerun && k.deterministic;
+  const auto failed = sample_cases<MoeSpec>(k, p, r, [&] { return gen(k, p); }, [&](const MoeSpec& s) {
     const Outcome o = run_one(k, s, twice);
-    ++r.cases;
-    r.evidence += !o.verdict.vacuous();
-    r.max_ratio = std::max(r.max_ratio, o.verdict.max_ratio);
-    if (!o.pass) {
-      last_fail = s;
-      last_failure = o.failure;
-      failed = true;
-      RC_FAIL(o.failure);
-    }
-  };
-  const std::string could_not_run = run_rc_property(property, r.seed, p.cases, k.name + "/" + std::string(p.name));
-  r.coverage = "sampled: " + std::to_string(p.cases) + " cases";
-  if (failed) {  // the shrunk case: RapidCheck keeps a shrink only when it still fails
-    r.pass = false;
-    r.failure = last_failure + " (case " + last_fail.str() + ")";
+    return Sample{o.pass, false, !o.verdict.vacuous(), o.verdict.max_ratio, o.failure};
+  });
+  if (failed) {
+    r.failure += " (case " + failed->str() + ")";
     r.repro = "qgate gate --kernel " + k.name + " --property " + std::string(p.name) + " --seed " + std::to_string(r.seed) +
-              repro_mutant_suffix() + "   # shrunk case: " + last_fail.str();
-  } else if (!could_not_run.empty()) {
-    r.pass = false;
-    r.failure = could_not_run;
+              repro_mutant_suffix() + "   # shrunk case: " + failed->str();
   }
   return r;
 }

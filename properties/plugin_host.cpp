@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -27,7 +26,6 @@
 #include "properties/plugin_wire.hpp"
 #include "kernels/registry.hpp"
 
-extern char** environ;
 
 namespace qgate {
 
@@ -235,24 +233,10 @@ std::string run_in_child(double timeout_s, const std::vector<std::string>& args,
   payload.clear();
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return std::string("qgate could not make a pipe: ") + std::strerror(errno);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 3);  // dup2 clears close-on-exec
-  posix_spawn_file_actions_adddup2(&fa, 2, 1);       // a plugin's prints go to stderr, not into qgate's table
-  std::vector<std::string> strs = {"qgate"};
-  strs.insert(strs.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : strs) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::fflush(nullptr);
   pid_t pid = -1;
-  const std::string& prog = PluginSession::program();
-  const int rc = posix_spawn(&pid, prog.c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
-  if (rc != 0) {
+  if (std::string why = spawn_qgate(args, fds[1], pid); !why.empty()) {
     close(fds[0]);
-    return "qgate could not start a process (" + prog + "): " + std::strerror(rc);
+    return why;
   }
   using clock = std::chrono::steady_clock;
   const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(timeout_s));

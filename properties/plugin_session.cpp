@@ -28,6 +28,24 @@ std::string& program_path() {
 
 }  // namespace
 
+std::string spawn_qgate(const std::vector<std::string>& args, int child_fd, pid_t& pid) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, child_fd, 3);  // dup2 clears close-on-exec
+  posix_spawn_file_actions_adddup2(&fa, 2, 1);
+  std::vector<std::string> strs = {"qgate"};
+  strs.insert(strs.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : strs) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(nullptr);
+  const std::string& prog = PluginSession::program();
+  const int rc = posix_spawn(&pid, prog.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(child_fd);
+  return rc == 0 ? std::string() : "qgate could not start a process (" + prog + "): " + std::strerror(rc);
+}
+
 void PluginSession::set_program(std::string path) { program_path() = std::move(path); }
 const std::string& PluginSession::program() { return program_path(); }
 
@@ -83,21 +101,10 @@ std::string PluginSession::start(bool& timed_out) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     return std::string("qgate could not make a socket pair: ") + std::strerror(errno);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, sv[1], 3);  // dup2 clears close-on-exec
-  posix_spawn_file_actions_adddup2(&fa, 2, 1);      // a plugin's prints go to stderr, not into qgate's table
-  std::string prog = program();
-  char arg0[] = "qgate", arg1[] = "__plugin-session", arg2[] = "3";
-  char* argv[] = {arg0, arg1, arg2, nullptr};
-  std::fflush(nullptr);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, prog.c_str(), &fa, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(sv[1]);
-  if (rc != 0) {
+  if (std::string why = spawn_qgate({"__plugin-session", "3"}, sv[1], pid); !why.empty()) {
     close(sv[0]);
-    return "qgate could not start a session process (" + prog + "): " + std::strerror(rc);
+    return why;
   }
   pid_ = pid, fd_ = sv[0], launches_ = 0;
   wire::Writer w;

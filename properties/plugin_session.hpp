@@ -91,6 +91,11 @@ class PluginSession {
   uint64_t launches_ = 0;
 };
 
+// Starts PluginSession::program() with argv[0] "qgate" and `args`, the child's fd 3 its end
+// of a pipe or socket (`child_fd`, closed here either way) and its stdout on stderr (a
+// plugin's prints stay out of qgate's table). "" and the pid, or why it could not start.
+std::string spawn_qgate(const std::vector<std::string>& args, int child_fd, pid_t& pid);
+
 // The session process's main loop (qgate __plugin-session FD). Returns the exit status.
 int plugin_session_main(int fd);
 

@@ -32,7 +32,7 @@ std::vector<KernelInfo> build() {
 
 KernelInfo fused_kernel(std::string_view stem, BackendId b, Op op, LaunchFn launch, Depth depth, int tile_k, OutType p,
                         const FusedMath& math) {
-  KernelInfo k{std::string(stem) + "_" + std::string(kernel_suffix(b)), op, b, FormatId::q8_0,
+  KernelInfo k{fused_kernel_name(stem, b), op, b, FormatId::q8_0,
                Precision{ActQuant::none, 23, depth, OutType::f32}, Tile{1, 1, tile_k}};
   k.launch = launch;
   k.p_type = p;

@@ -9,6 +9,8 @@ namespace {
 const char* const kCode[] = {"random", "uniform", "n_only", "k_only", "both", "one_hot", "diagonal"};
 const char* const kScale[] = {"normal", "subnormal", "largest", "zero", "negative", "sub_extreme", "smallest_normal", "mixed"};
 const char* const kAct[] = {"normal", "outliers", "all_equal", "zero_rows"};
+const char* const kValues[] = {"normal", "tiny", "ties", "extremes", "peaked", "rising"};
+const char* const kRouting[] = {"random", "one_expert", "reversed", "skewed"};
 
 template <class E, size_t N>
 bool lookup(const char* const (&names)[N], const std::string& v, E& out) {
@@ -28,6 +30,13 @@ bool to_int(const std::string& v, int64_t& out) {
 const char* name(CodeMode c) { return kCode[static_cast<int>(c)]; }
 const char* name(ScaleMode s) { return kScale[static_cast<int>(s)]; }
 const char* name(ActMode a) { return kAct[static_cast<int>(a)]; }
+const char* name(ValueMode v) { return kValues[static_cast<int>(v)]; }
+const char* name(Routing r) { return kRouting[static_cast<int>(r)]; }
+bool from_name(const std::string& text, CodeMode& out) { return lookup(kCode, text, out); }
+bool from_name(const std::string& text, ScaleMode& out) { return lookup(kScale, text, out); }
+bool from_name(const std::string& text, ActMode& out) { return lookup(kAct, text, out); }
+bool from_name(const std::string& text, ValueMode& out) { return lookup(kValues, text, out); }
+bool from_name(const std::string& text, Routing& out) { return lookup(kRouting, text, out); }
 
 std::string to_string(const CaseSpec& s) {
   char buf[256];

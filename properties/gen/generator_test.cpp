@@ -7,6 +7,8 @@
 
 #include "oracles/formats/format.hpp"
 #include "properties/gen/materialize.hpp"
+#include "properties/catalog.hpp"
+#include "properties/plan.hpp"
 
 namespace qgate {
 namespace {
@@ -153,6 +155,41 @@ TEST(Generator, ExhaustivePatternSeparatesEveryPairOfPositions) {
         ASSERT_TRUE(separated) << f->name << ": positions " << i << " and " << j << " hold the same code in every row";
       }
   }
+}
+
+// Each property's plan (properties.inc) is what its generator draws from: every row parses
+// and says something (only random_blocks and rope_random take their op's defaults alone),
+// and a malformed plan is refused with the item named.
+TEST(Plan, EveryRowParsesAndBadPlansAreRefused) {
+  int plain = 0;
+  for (const PropertyInfo& p : all_properties()) {
+    Plan again;
+    std::string err;
+    ASSERT_TRUE(parse_plan(p.plan_text, again, err)) << p.name << ": " << err;
+    EXPECT_EQ(again.codes, p.plan.codes) << p.name;
+    const bool exhaustive = p.plan.driver == Driver::every_code || p.plan.driver == Driver::scale_patterns;
+    EXPECT_EQ(exhaustive, p.cases == 0) << p.name << ": exhaustive drivers take no case count, the others one";
+    plain += p.plan_text.empty();
+  }
+  EXPECT_LE(plain, 2);  // random_blocks, rope_random: their op's defaults
+  const Plan& cs = find_property("codes_single_axis")->plan;
+  EXPECT_EQ(cs.codes, (std::vector<CodeMode>{CodeMode::uniform, CodeMode::n_only, CodeMode::k_only}));
+  EXPECT_TRUE(find_property("special_scales")->plan.vacuous_ok);
+  EXPECT_TRUE(find_property("deterministic")->plan.rerun);
+  EXPECT_EQ(find_property("attn_long_kv")->plan.shapes, Shapes::long_kv);
+  Plan p;
+  std::string err;
+  EXPECT_FALSE(parse_plan("codes=uniform|sideways", p, err));
+  EXPECT_NE(err.find("sideways"), std::string::npos) << err;
+  EXPECT_FALSE(parse_plan("colour=red", p, err));
+  EXPECT_NE(err.find("colour"), std::string::npos) << err;
+  EXPECT_FALSE(parse_plan("rerunn", p, err));
+  EXPECT_FALSE(parse_plan("driver=twice", p, err));
+  EXPECT_FALSE(parse_plan("scales=", p, err));
+  ASSERT_TRUE(parse_plan(" shapes=ragged ; routing=skewed|random; rerun ", p, err)) << err;
+  EXPECT_EQ(p.shapes, Shapes::ragged);
+  EXPECT_EQ(p.routing, (std::vector<Routing>{Routing::skewed, Routing::random}));
+  EXPECT_TRUE(p.rerun);
 }
 
 }  // namespace
