@@ -64,9 +64,10 @@ const char* qk_norm_rope_kv_f32(const FusedArgs& a) {
     for (int64_t h = 0; h < a.n_head; ++h)
       norm_rope(a.q + (t * a.n_head + h) * d, a.w_q, d, a.eps, p, a.rope_base, a.rope_mode,
                 a.out0 + (t * a.n_head + h) * d);
+    const int64_t slot = QGATE_MUTANT_ON(cpu_kv_slot_off) ? (p + 1) % a.kv_cap : p;  // planted: one slot off
     for (int64_t h = 0; h < a.n_head_kv; ++h) {
-      float* kc = a.k_cache + (h * a.kv_cap + p) * d;
-      float* vc = a.v_cache + (h * a.kv_cap + p) * d;
+      float* kc = a.k_cache + (h * a.kv_cap + slot) * d;
+      float* vc = a.v_cache + (h * a.kv_cap + slot) * d;
       norm_rope(a.k + (t * a.n_head_kv + h) * d, a.w_k, d, a.eps, p, a.rope_base, a.rope_mode, kc);
       for (int64_t i = 0; i < d; ++i) vc[i] = a.v[(t * a.n_head_kv + h) * d + i];
     }

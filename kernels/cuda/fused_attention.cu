@@ -58,11 +58,11 @@ void fused_attn_flash(AttnP p, const float* q, const float* k, const float* v, f
                       int64_t n_head_kv, int64_t d, int64_t kv_len, int64_t kv_cap, float scale, void* stream) {
   switch (p) {
     case AttnP::f32:
-      return fused::launch_attn_flash<AttnP::f32, true>(q, k, v, o, tokens, n_head, n_head_kv, d, kv_len, kv_cap, scale, stream);
+      return fused::launch_attn_flash<AttnP::f32>(q, k, v, o, tokens, n_head, n_head_kv, d, kv_len, kv_cap, scale, stream);
     case AttnP::f16:
-      return fused::launch_attn_flash<AttnP::f16, true>(q, k, v, o, tokens, n_head, n_head_kv, d, kv_len, kv_cap, scale, stream);
+      return fused::launch_attn_flash<AttnP::f16>(q, k, v, o, tokens, n_head, n_head_kv, d, kv_len, kv_cap, scale, stream);
     case AttnP::bf16:
-      return fused::launch_attn_flash<AttnP::bf16, true>(q, k, v, o, tokens, n_head, n_head_kv, d, kv_len, kv_cap, scale, stream);
+      return fused::launch_attn_flash<AttnP::bf16>(q, k, v, o, tokens, n_head, n_head_kv, d, kv_len, kv_cap, scale, stream);
   }
 }
 

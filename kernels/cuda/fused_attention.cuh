@@ -10,8 +10,9 @@
 //     scores into shared memory, the new max mt, the rescale of l and the accumulators by
 //     expf(m - mt) (0 on the first tile), p_j = expf(s_j - mt) rounded to P's type, then in
 //     key order l += p_j, acc_i += p_j V_ji; O_i = acc_i / l. Every thread keeps its own l,
-//     computed from the same values in the same order. kRescale = false is the planted
-//     mutant (fused_mutants.cu): earlier tiles keep their stale scale.
+//     computed from the same values in the same order. D names a planted defect
+//     (fused_mutants.cu): rescale_dropped (earlier tiles keep their stale scale), p_fp8 (P
+//     rounded to fp8 e4m3 whatever P declares); FlashDefect::none is the production kernel.
 #pragma once
 #include "kernels/cuda/fused_common.cuh"
 
@@ -26,14 +27,26 @@ __device__ __forceinline__ float attn_score(const float* __restrict__ q, const f
   return acc * scale;
 }
 
-template <AttnP P>
+enum class FlashDefect { none, rescale_dropped, p_fp8 };
+
+// p in [0, 1] rounded to fp8 e4m3 (3 mantissa bits, subnormal below 2^-6): the p_fp8 defect.
+__device__ __forceinline__ float round_to_e4m3(float p) {
+  if (p == 0.0f) return p;
+  int e;
+  frexpf(p, &e);  // p = f 2^e, f in [0.5, 1)
+  const float step = ldexpf(1.0f, (e > -5 ? e : -5) - 4);
+  return fminf(rintf(p / step) * step, 448.0f);
+}
+
+template <AttnP P, FlashDefect D>
 __device__ __forceinline__ float round_p(float p) {
-  if constexpr (P == AttnP::f16) return round_to_f16(p);
+  if constexpr (D == FlashDefect::p_fp8) return round_to_e4m3(p);
+  else if constexpr (P == AttnP::f16) return round_to_f16(p);
   else if constexpr (P == AttnP::bf16) return round_to_bf16(p);
   else return p;
 }
 
-template <AttnP P, bool kRescale>
+template <AttnP P, FlashDefect D>
 __global__ void __launch_bounds__(kAttnThreads)
     attn_flash_kernel(const float* __restrict__ q, const float* __restrict__ kc, const float* __restrict__ vc,
                       float* __restrict__ o, int64_t tokens, int64_t n_head, int64_t n_head_kv, int64_t d,
@@ -56,13 +69,13 @@ __global__ void __launch_bounds__(kAttnThreads)
     __syncthreads();
     float mt = m;
     for (int j = 0; j < nt; ++j) mt = fmaxf(mt, s_t[j]);
-    if (kRescale) {
+    if constexpr (D != FlashDefect::rescale_dropped) {
       const float alpha = expf(m - mt);  // 0 on the first tile (m = -inf)
       l = l * alpha;
 #pragma unroll
       for (int c = 0; c < kAttnPer; ++c) acc[c] = acc[c] * alpha;
     }
-    for (int j = tid; j < nt; j += kAttnThreads) p_t[j] = round_p<P>(expf(s_t[j] - mt));
+    for (int j = tid; j < nt; j += kAttnThreads) p_t[j] = round_p<P, D>(expf(s_t[j] - mt));
     __syncthreads();
     for (int j = 0; j < nt; ++j) {
       const float pj = p_t[j];
@@ -84,10 +97,10 @@ __global__ void __launch_bounds__(kAttnThreads)
   }
 }
 
-template <AttnP P, bool kRescale>
+template <AttnP P, FlashDefect D = FlashDefect::none>
 void launch_attn_flash(const float* q, const float* k, const float* v, float* o, int64_t tokens, int64_t n_head,
                        int64_t n_head_kv, int64_t d, int64_t kv_len, int64_t kv_cap, float scale, void* stream) {
-  attn_flash_kernel<P, kRescale><<<unsigned(tokens * n_head), kAttnThreads, 0, static_cast<gpuStream_t>(stream)>>>(
+  attn_flash_kernel<P, D><<<unsigned(tokens * n_head), kAttnThreads, 0, static_cast<gpuStream_t>(stream)>>>(
       q, k, v, o, tokens, n_head, n_head_kv, d, kv_len, kv_cap, scale);
 }
 

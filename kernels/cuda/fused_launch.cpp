@@ -117,9 +117,13 @@ const char* launch_qk_norm_rope(const FusedArgs& a) {
       wk(a.w_k, 4 * static_cast<size_t>(d)), pos(a.pos, 4 * static_cast<size_t>(a.tokens)), fr(freq.data(), 4 * freq.size()),
       oq(a.out0, 4 * qn, a.red_out0), kc(a.k_cache, 4 * cache, a.red_k), vc(a.v_cache, 4 * cache, a.red_v);
   if (auto e = first_error(q, k, v, wq, wk, pos, fr, oq, kc, vc); !e.empty()) return fail(e);
-  fused_qk_norm_rope(q.dev<float>(), k.dev<float>(), v.dev<float>(), wq.dev<float>(), wk.dev<float>(), pos.dev<int32_t>(),
-                     fr.dev<float>(), oq.dev<float>(), kc.dev<float>(), vc.dev<float>(), a.tokens, a.n_head, a.n_head_kv,
-                     d, a.kv_cap, a.rope_mode == RopeMode::neox, a.eps, rt->stream());
+  auto* run = fused_qk_norm_rope;
+#ifdef QGATE_MUTANTS
+  if (QGATE_MUTANT_ON(cuda_kv_slot_off)) run = mutant_fused_qk_norm_rope_slot_off;
+#endif
+  run(q.dev<float>(), k.dev<float>(), v.dev<float>(), wq.dev<float>(), wk.dev<float>(), pos.dev<int32_t>(), fr.dev<float>(),
+      oq.dev<float>(), kc.dev<float>(), vc.dev<float>(), a.tokens, a.n_head, a.n_head_kv, d, a.kv_cap,
+      a.rope_mode == RopeMode::neox, a.eps, rt->stream());
   return finish(rt, "qk_norm_rope_kv_f32_cuda", oq, kc, vc);
 }
 
@@ -161,6 +165,11 @@ const char* launch_attention(const FusedArgs& a) {
       mutant_fused_attn_flash_rescale_dropped(q.dev<float>(), k.dev<float>(), v.dev<float>(), o.dev<float>(), a.tokens,
                                               a.n_head, a.n_head_kv, a.d, a.kv_len, a.kv_cap, a.scale, s);
       return finish(rt, "attn_flash_pf32_cuda (mutant)", o);
+    }
+    if (V == Attn::flash_bf16 && QGATE_MUTANT_ON(cuda_flash_p_fp8)) {
+      mutant_fused_attn_flash_p_fp8(q.dev<float>(), k.dev<float>(), v.dev<float>(), o.dev<float>(), a.tokens, a.n_head,
+                                    a.n_head_kv, a.d, a.kv_len, a.kv_cap, a.scale, s);
+      return finish(rt, "attn_flash_pbf16_cuda (mutant)", o);
     }
 #endif
     fused_attn_flash(p, q.dev<float>(), k.dev<float>(), v.dev<float>(), o.dev<float>(), a.tokens, a.n_head, a.n_head_kv,

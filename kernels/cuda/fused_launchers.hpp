@@ -48,6 +48,13 @@ void fused_attn_flash(AttnP p, const float* q, const float* k, const float* v, f
 void mutant_fused_attn_flash_rescale_dropped(const float* q, const float* k, const float* v, float* o, int64_t tokens,
                                              int64_t n_head, int64_t n_head_kv, int64_t d, int64_t kv_len,
                                              int64_t kv_cap, float scale, void* stream);
+void mutant_fused_attn_flash_p_fp8(const float* q, const float* k, const float* v, float* o, int64_t tokens,
+                                   int64_t n_head, int64_t n_head_kv, int64_t d, int64_t kv_len, int64_t kv_cap,
+                                   float scale, void* stream);
+void mutant_fused_qk_norm_rope_slot_off(const float* q, const float* k, const float* v, const float* wq, const float* wk,
+                                        const int32_t* pos, const float* freq, float* oq, float* k_cache, float* v_cache,
+                                        int64_t tokens, int64_t n_head, int64_t n_head_kv, int64_t d, int64_t kv_cap,
+                                        bool neox, float eps, void* stream);
 #endif
 
 }  // namespace qgate::cuk

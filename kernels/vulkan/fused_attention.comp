@@ -32,8 +32,21 @@ float score(uint qo, uint ko) {
   return s;
 }
 
+#ifdef MUTANT_p_fp8
+// Planted: P (in [0, 1]) rounded to fp8 e4m3, 3 mantissa bits, subnormal below 2^-6.
+float round_to_e4m3(float p) {
+  if (p == 0.0) return p;
+  int e;
+  frexp(p, e);  // p = f 2^e, f in [0.5, 1)
+  float step = exp2(float(max(e, -5) - 4));
+  return min(roundEven(p / step) * step, 448.0);
+}
+#endif
+
 float round_p(float p) {
-#if defined(P_F16)
+#if defined(MUTANT_p_fp8)
+  return round_to_e4m3(p);
+#elif defined(P_F16)
   return round_to_f16(p);
 #elif defined(P_BF16)
   return round_to_bf16(p);

@@ -30,6 +30,10 @@ QGATE_VK_FUSED_PAIR(fused_attention, pbf16)
 #ifdef QGATE_MUTANTS  // mutant build only
 extern const qgate::vk::Shader qgate_vk_mutant_rescale_dropped_fused_attention_pf32;
 extern const qgate::vk::Shader qgate_vk_mutant_rescale_dropped_fused_attention_pf32_dp;
+extern const qgate::vk::Shader qgate_vk_mutant_p_fp8_fused_attention_pbf16;
+extern const qgate::vk::Shader qgate_vk_mutant_p_fp8_fused_attention_pbf16_dp;
+extern const qgate::vk::Shader qgate_vk_mutant_kv_slot_off_fused_qk_norm_rope_f32;
+extern const qgate::vk::Shader qgate_vk_mutant_kv_slot_off_fused_qk_norm_rope_f32_dp;
 #endif
 
 namespace qgate {
@@ -155,7 +159,13 @@ const char* launch_qk_norm_rope(const FusedArgs& a) {
   uint32_t gx, gy;
   grid(static_cast<uint64_t>(a.tokens * (a.n_head + a.n_head_kv)), gx, gy);
   std::vector<vk::Buffer*> binds = {&q.b, &k.b, &v.b, &wq.b, &wk.b, &pos.b, &fr.b, &oq.b, &kc.b, &vc.b};
-  if (std::string e = rt->dispatch(QGATE_VK_PICK(fused_qk_norm_rope, f32), binds, &push, gx, gy); !e.empty()) return fail(e);
+  const vk::Shader* shader = &QGATE_VK_PICK(fused_qk_norm_rope, f32);
+#ifdef QGATE_MUTANTS
+  if (QGATE_MUTANT_ON(vk_kv_slot_off))
+    shader = &rt->pick(vk::ShaderPair{&qgate_vk_mutant_kv_slot_off_fused_qk_norm_rope_f32,
+                                      &qgate_vk_mutant_kv_slot_off_fused_qk_norm_rope_f32_dp});
+#endif
+  if (std::string e = rt->dispatch(*shader, binds, &push, gx, gy); !e.empty()) return fail(e);
   oq.back();
   kc.back();
   vc.back();
@@ -195,6 +205,9 @@ const char* launch_attention(const FusedArgs& a) {
   if (V == Attn::flash_f32 && QGATE_MUTANT_ON(vk_flash_rescale_dropped))
     shader = &rt->pick(vk::ShaderPair{&qgate_vk_mutant_rescale_dropped_fused_attention_pf32,
                                       &qgate_vk_mutant_rescale_dropped_fused_attention_pf32_dp});
+  if (V == Attn::flash_bf16 && QGATE_MUTANT_ON(vk_flash_p_fp8))
+    shader = &rt->pick(vk::ShaderPair{&qgate_vk_mutant_p_fp8_fused_attention_pbf16,
+                                      &qgate_vk_mutant_p_fp8_fused_attention_pbf16_dp});
 #endif
   const size_t rows = static_cast<size_t>(a.tokens * a.n_head), d = static_cast<size_t>(a.d);
   const size_t cache = static_cast<size_t>(a.n_head_kv * a.kv_cap) * d;

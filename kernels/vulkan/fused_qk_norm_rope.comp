@@ -34,6 +34,11 @@ void main() {
   uint hk = j - pc.n_head;
   uint src = is_q ? (t * pc.n_head + j) * d : (t * pc.n_head_kv + hk) * d;
   uint p = uint(pos[t]);
+#ifdef MUTANT_kv_slot_off
+  uint slot = (p + 1u) % pc.kv_cap;  // planted: K and V appended one slot past the position
+#else
+  uint slot = p;
+#endif
   precise float acc = 0.0;
   for (uint i = lid; i < d; i += 64u) {
     float a = is_q ? q[src + i] : k[src + i];
@@ -52,7 +57,7 @@ void main() {
   precise float mean = part[0] * pc.inv_d;
   precise float vv = mean + pc.eps;
   precise float r = inversesqrt(vv);
-  uint dst = is_q ? pc.off_q + src : pc.off_k + (hk * pc.kv_cap + p) * d;
+  uint dst = is_q ? pc.off_q + src : pc.off_k + (hk * pc.kv_cap + slot) * d;
   uint half_d = d / 2u;
   for (uint i = lid; i < half_d; i += 64u) {
     bool neox = pc.neox != 0u;
@@ -76,5 +81,5 @@ void main() {
     }
   }
   if (!is_q)
-    for (uint i = lid; i < d; i += 64u) vc[pc.off_v + (hk * pc.kv_cap + p) * d + i] = v[(t * pc.n_head_kv + hk) * d + i];
+    for (uint i = lid; i < d; i += 64u) vc[pc.off_v + (hk * pc.kv_cap + slot) * d + i] = v[(t * pc.n_head_kv + hk) * d + i];
 }
