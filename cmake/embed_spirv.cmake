@@ -1,8 +1,7 @@
-# cmake -P embed_spirv.cmake -DIN=<file.spv> -DOUT=<file.cpp> -DSYM=<symbol> -DNAME=<shader name>
-#   -DBINDINGS=<n> -DPUSH=<bytes>
-# Writes a C++ source defining `const qgate::vk::Shader SYM` with the SPIR-V words.
-# With -DPLAIN=1 (plugins, which see no qgate type): a C source defining
-# `const uint32_t SYM[]` and `const size_t SYM_words`.
+# cmake -P embed_spirv.cmake -DIN=<file.spv> -DOUT=<file.c> -DSYM=<symbol> -DNAME=<shader name>
+# Writes a C source defining `const uint32_t SYM[]` and `const size_t SYM_words`: the SPIR-V
+# of the example Vulkan plugin, which sees no qgate type. (qgate's own shaders go in by the
+# assembler: kernels/vulkan/shaders.cmake.)
 file(READ "${IN}" hex HEX)
 string(LENGTH "${hex}" n)
 math(EXPR words "${n} / 8")
@@ -22,8 +21,4 @@ while(i LESS n)
     string(APPEND body "\n")
   endif()
 endwhile()
-if(PLAIN)
-  file(WRITE "${OUT}" "/* Generated from ${NAME} by cmake/embed_spirv.cmake; do not edit. */\n#include <stddef.h>\n#include <stdint.h>\nconst uint32_t ${SYM}[] = {\n${body}};\nconst size_t ${SYM}_words = ${words};\n")
-  return()
-endif()
-file(WRITE "${OUT}" "// Generated from ${NAME} by cmake/embed_spirv.cmake; do not edit.\n#include \"backends/vulkan/vk_runtime.hpp\"\nnamespace {\nconst uint32_t kWords[] = {\n${body}};\n}\nextern const qgate::vk::Shader ${SYM} = {\"${NAME}\", kWords, ${words}, ${BINDINGS}, ${PUSH}};\n")
+file(WRITE "${OUT}" "/* Generated from ${NAME} by cmake/embed_spirv.cmake; do not edit. */\n#include <stddef.h>\n#include <stdint.h>\nconst uint32_t ${SYM}[] = {\n${body}};\nconst size_t ${SYM}_words = ${words};\n")

@@ -33,6 +33,11 @@ struct Shader {
   uint32_t bindings;     // storage buffers 0..bindings-1
   uint32_t push_bytes;   // push-constant block size
 };
+// kernels/vulkan/shaders.cmake lays each shader out in assembly: two pointers, a word
+// count, two 32-bit fields.
+static_assert(sizeof(Shader) == 32 && offsetof(Shader, words) == 8 && offsetof(Shader, word_count) == 16 &&
+                  offsetof(Shader, bindings) == 24 && offsetof(Shader, push_bytes) == 28,
+              "the Shader layout the generated assembly writes");
 
 // A shader built twice: as is, and declaring DenormPreserve 32 (only for devices with
 // shaderDenormPreserveFloat32). pick() chooses for this device.
