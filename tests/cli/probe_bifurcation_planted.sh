@@ -2,7 +2,7 @@
 # The bifurcation probe on one backend's own kernels (mat-vecs, norms, RoPE + KV, SwiGLU, each
 # attention kernel): without mutants it passes, every divergence a near-tie; with each planted
 # defect the named decode path is a DEFECT at the named place, with the first op that left
-# its bound. Exit 77 (skipped) where the backend is absent.
+# its bound, and the one-line repro is printed. Exit 77 (skipped) where the backend is absent.
 # "$1": backend, "$2": qgate, "$3": qgate-mutants; then one argument per planted defect:
 #   MUTANT|TOKENS|PATH|WHERE|OP   e.g.
 #   vk_flash_rescale_dropped|32|attn_flash_pf32_|generated token 30|attention
@@ -22,5 +22,7 @@ SPEC
   [ "$rc" -eq 1 ] || { echo "$m: exit $rc, want 1"; echo "$out"; exit 1; }
   case "$out" in *"$path"*"DEFECT"*"a kernel call broke its bound at $where: $op (layer "*) ;;
     *) echo "$m: want $path DEFECT at $where, $op first out of bound"; echo "$out"; exit 1;; esac
+  case "$out" in *"repro: qgate-mutants probe bifurcation --backend $b --steps $tokens --mutant $m"*) ;;
+    *) echo "$m: no repro line"; echo "$out"; exit 1;; esac
   echo "$m: $path DEFECT at $where ($op)"
 done

@@ -3,7 +3,9 @@
 // `qgate probe bifurcation --backend cpu|vulkan|cuda` greedy-decodes the tiny model along the
 // fp64 oracle and each attention kernel of the backend (every other op on the backend's own
 // kernels) and classifies every divergence as a near-tie or a defect.
-// Exit 0 pass, 1 fail (a defect), 77 skipped (backend unavailable: the reason is printed).
+// Exit 0 pass, 1 fail (a defect: a repro line follows), 77 skipped (backend unavailable: the
+// reason is printed).
+#include <cstdlib>
 #include <iostream>
 
 #include "kernels/mutant.hpp"
@@ -46,7 +48,14 @@ void add_probe(CLI::App& app) {
     std::cout << "probe " << p->name << " --backend " << *backend << ": " << (r.skipped ? "SKIPPED: " : "")
               << r.summary << "\n";
     if (r.skipped) throw Failure{"skipped", kExitSkipped};
-    if (!r.pass) throw Failure{"probe FAILED", 1};
+    if (!r.pass) {  // the one line that reruns exactly this: the tiny model's settings come from the environment
+      std::string env;
+      for (const char* v : {"QGATE_TINY_SEED", "QGATE_TINY_EXPERTS"})
+        if (const char* e = std::getenv(v)) env += std::string(v) + "=" + e + " ";
+      std::cout << "repro: " << env << (mut->empty() ? "qgate" : "qgate-mutants") << " probe " << p->name << " --backend "
+                << *backend << " --steps " << *steps << (mut->empty() ? "" : " --mutant " + *mut) << "\n";
+      throw Failure{"probe FAILED", 1};
+    }
   });
 }
 
