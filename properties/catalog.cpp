@@ -8,7 +8,6 @@
 #include <cstring>
 #include <numeric>
 #include <iostream>
-#include <sstream>
 
 #include "properties/case_file.hpp"
 #include "properties/rc_driver.hpp"

@@ -60,11 +60,11 @@ std::vector<int32_t> route(const MoeSpec& s) {
   std::vector<int32_t> perm(static_cast<size_t>(s.experts));
   for (int64_t t = 0; t < s.m; ++t) {
     std::iota(perm.begin(), perm.end(), 0);
-    if (s.routing == Routing::one_expert) {         // every token the same experts, starting from the last
+    if (s.routing == Routing::one_expert) {  // every token the same experts, starting from the last
       for (int64_t j = 0; j < s.experts; ++j) perm[static_cast<size_t>(j)] = static_cast<int32_t>((s.experts - 1 + j) % s.experts);
     } else if (s.routing == Routing::reversed) {  // experts in descending order
       std::reverse(perm.begin(), perm.end());
-    } else {                      // shuffled; skewed: expert 0 first for two tokens in three
+    } else {  // shuffled; skewed: expert 0 first for two tokens in three
       for (size_t i = perm.size(); i > 1; --i) std::swap(perm[i - 1], perm[r.below(static_cast<uint32_t>(i))]);
       if (s.routing == Routing::skewed && t % 3 != 2) std::swap(perm[0], *std::find(perm.begin(), perm.end(), 0));
     }

@@ -26,7 +26,6 @@
 #include "properties/plugin_wire.hpp"
 #include "kernels/registry.hpp"
 
-
 namespace qgate {
 
 struct PluginKernel {
